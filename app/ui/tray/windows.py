@@ -51,6 +51,11 @@ PROGRAM_CHECK_S = 5.0  # how often the monitor looks whether the program's files
 REPLACED_NOTICE_S = 10.0  # "restart": said at most this often, however many windows it did not open
 
 
+def _own(argv: Sequence[str]) -> bool:
+    """Whether `argv` starts this program (a test's stand-in window does not)."""
+    return runs_this_program(argv, bool(getattr(sys, "frozen", False)), sys.executable)
+
+
 def files_replaced_text() -> str:
     """What the person is told once the tray's files were replaced under it."""
     return _(
@@ -153,7 +158,7 @@ class TrayWindows:
     def _replaced_for(self, argv: Sequence[str]) -> bool:
         """Whether `argv` starts this tray's program from files replaced since it started (the person
         is told): checked before a window that works is closed to be replaced by one (a review)."""
-        if runs_this_program(argv, bool(getattr(sys, "frozen", False)), sys.executable) and self.files_replaced():
+        if _own(argv) and self.files_replaced():
             self._tell_replaced()
             return True
         return False
@@ -172,8 +177,7 @@ class TrayWindows:
         this program (a test's stand-in) has no program to check."""
         if self._replaced_for(argv):
             return None
-        own = runs_this_program(argv, bool(getattr(sys, "frozen", False)), sys.executable)
-        program = self.app.program if own else None
+        program = self.app.program if _own(argv) else None
         return PipedWindow(argv, on_message, stderr=stderr, on_exit=on_exit, program=program,
                            on_refused=self._window_refused)  # fmt: skip
 
