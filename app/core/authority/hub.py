@@ -465,9 +465,22 @@ class Hub:
         with self.lock:
             return self.rule_book.carried_over()
 
-    def add_rule(self, kind: str, folder: str, scope: str, description: str, session: str | None = None) -> Rule:
-        """A rule the user made with a click in the app's own window."""
+    def add_rule(
+        self,
+        kind: str,
+        folder: str,
+        scope: str,
+        description: str,
+        session: str | None = None,
+        *,
+        peer: Peer | None = None,
+    ) -> Rule:
+        """A rule the user made with a click in the app's own window. `peer`: a session rule's server,
+        whose id is read here under the lock (a journal renewal renumbers servers under it: an id read
+        before could name another app's server by now)."""
         with self.lock:
+            if peer is not None:
+                session = str(peer.server_id)
             rule = self.rule_book.add(self.record.journal, kind, folder, scope, description, session)
             self.record.wrote()
         self.on_change()

@@ -39,8 +39,8 @@ from app.core.hop_times import mark
 READ_CHUNK_BYTES = 64 * 1024
 STOP_GRACE_S = 0.5  # polite signal, then a hard kill
 KILL_POLL_S = 0.02
-# Words of both inits' own code (in their command lines), gone once the command is exec'd (a command
-# that names them itself is taken for not started: killed at a stop instead of asked to end).
+# Words of both inits' own code (in their command lines). A command's own text may hold them too (a
+# `grep` of a log), so they tell no init's fork (`_unstarted` reads the whole command line instead).
 INIT_MARK = b"cowork-init: no lifeline"
 STRAGGLER_GRACE_S = 0.1
 DRAIN_AFTER_EXIT_S = 0.5  # a background job may hold the pipes open after bash exits
@@ -146,7 +146,8 @@ async def _end_container(process: Process) -> None:
     leader = containers.init_pid(process.pid)  # the command's group: the init's, set by --new-session
     if leader is not None:
         running = containers.children(leader)
-        unstarted = [pid for pid in running if _unstarted(pid)]
+        init_exe = _exe(leader)
+        unstarted = [pid for pid in running if _unstarted(pid, init_exe)]
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(leader, signal.SIGTERM)  # the init (pid 1) traps it and lives on; the command gets it
         for pid in unstarted:  # whatever it has become since, it had run nothing of the command
@@ -160,17 +161,47 @@ async def _end_container(process: Process) -> None:
         await process.wait()
 
 
-def _unstarted(pid: int) -> bool:
+def _exe(pid: int) -> os.stat_result | None:
+    """The program file `pid` runs (its /proc/PID/exe), None when it cannot be read."""
+    try:
+        return os.stat(f"/proc/{pid}/exe")
+    except OSError:
+        return None
+
+
+def _unstarted(pid: int, init_exe: os.stat_result | None = None) -> bool:
     """Whether the init's child `pid` is still the init's fork, its command not yet exec'd. A SIGTERM
     that lands between the fork and the exec meets the handler the child still has of its init, which
     swallows it, and the command then ran to its end through the stop's grace (a red team, eleventh: a
     call cancelled 1-7 ms after it was sent ran its 0.25 s command, 4 tries in 80). So such a child is
-    killed: it has run nothing of the command, and ending it loses nothing."""
+    killed: it has run nothing of the command, and ending it loses nothing.
+
+    Told by what a command does not have by chance: the init's own command line, the interpreter and
+    its script in their places (`is_init_argv`), which the fork keeps until its exec, and the init's
+    program file (`init_exe`, when readable). Not by the init's words anywhere in it: a command whose
+    text held them (`grep "cowork-init: no lifeline" log`) was SIGKILLed at a Stop, its trap never ran."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return INIT_MARK in handle.read()
+            argv = handle.read().split(b"\0")
     except OSError:
         return False
+    if not is_init_argv(argv):
+        return False
+    exe = _exe(pid)
+    return init_exe is None or exe is None or os.path.samestat(exe, init_exe)
+
+
+_PERL_INIT = landlock.PERL_INIT.encode()
+_BASH_INIT = containers.INIT_SCRIPT.encode()
+
+
+def is_init_argv(argv: list[bytes]) -> bool:
+    """Whether `argv` (a command line split at its NULs) is a container init's: the Perl one
+    (`perl -e PERL_INIT ...`) or the bash one (`bash --norc --noprofile -c ...INIT_SCRIPT cowork-init
+    ...`). After its exec a command's is `bash -c COMMAND` (or what bash execs of it)."""
+    perl = argv[1:3] == [b"-e", _PERL_INIT]
+    bash = argv[1:4] == [b"--norc", b"--noprofile", b"-c"] and len(argv) > 5 and argv[4].endswith(_BASH_INIT)
+    return perl or (bash and argv[5] == b"cowork-init")
 
 
 async def read_status(fd: int) -> int | None:

@@ -268,7 +268,8 @@ def open_data_folder(app: ActionsApp, _target: str | None) -> None:
 
 
 def uninstall(app: ActionsApp, _target: str | None) -> None:
-    spawn(app.uninstall_window_command)  # the window asks, then quits this tray itself
+    # The window asks, then quits this tray itself; not from files replaced since the tray started.
+    app.tray_windows.open_uninstall(app.uninstall_window_command)
 
 
 def show_about(app: ActionsApp, _target: str | None) -> None:

@@ -295,8 +295,10 @@ class TrayWindows:
         proposal = None if hold is None else for_window(hold, self.app.paths).proposal
         if hold is None or proposal is None:
             return
-        session = str(hold.peer.server_id) if scope == SESSION_SCOPE else None
-        rule = self.hub.add_rule(proposal.kind, proposal.folder, scope, proposal.description(scope), session)
+        # The server by its connection, its id read under the hub's lock: a journal renewed since
+        # the hold was read renumbers the servers.
+        peer = hold.peer if scope == SESSION_SCOPE else None
+        rule = self.hub.add_rule(proposal.kind, proposal.folder, scope, proposal.description(scope), peer=peer)
         log.info("rule %s made by the user: %s", rule.id, rule.description)
         # Said back, so that a click that changes what is asked from now on never goes unnoticed.
         self.app.notifier.notify(
@@ -454,6 +456,17 @@ class TrayWindows:
             self.welcome = welcome
         self.hub.welcome_shown()
         log.info("welcome window started: %s", argv)
+
+    def open_uninstall(self, argv: Sequence[str]) -> None:
+        """The Uninstall window (`argv`): it asks, then uninstalls and quits this tray itself, so it
+        has no line to the tray (it must outlive it) and says no hello: only whether its files are
+        still the tray's is checked before it starts, as for Welcome. Another version's window may
+        guard less what it does for the person (its "delete my history" tick and its button take only
+        a person's click here) or not know what this version set up."""
+        if _own(argv) and self.files_replaced():
+            self._tell_replaced()
+            return
+        spawn(argv)
 
     # -- the activity log --------------------------------------------------------------------------
 
