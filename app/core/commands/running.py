@@ -241,6 +241,13 @@ class Runs:
             named += containers.linked_from(found.protected, named)  # a stowed file: what its link points to
             if named:
                 self.unbound[command_id] = named
+        elif found.state == containers.SEATBELT and PROTECTED_UNGUARDED_PLAIN in asks:
+            # macOS: held as where nothing guards the set (it is not `on`), but sandbox-exec would refuse
+            # what the person allowed: the members it names, or each one when none is named as prepared.
+            members = containers.hold_members(found.protected)
+            named = containers.members_to_lift(command, members, self.service.home)
+            named += containers.linked_from(found.protected, named)
+            self.unbound[command_id] = named or list(members)
 
     def forget_allowed(self, command_id: int) -> bool:
         """Its run is over, or it never came: what a person's Allow let out goes with it (ids start
@@ -659,7 +666,9 @@ def unprotected_reason(container: Container | None, *, contained: bool) -> str |
     wanted (bwrap missing, switched off, let out): the log says so command by command (issue 21)."""
     from app.core.execution import container as containers
 
-    if container is None or contained or container.state == containers.UNSUPPORTED:
+    # macOS's sandbox-exec (SEATBELT) is the normal state there, as no container is on Windows: the
+    # activity log would read "Ran without protection" on every row, and its files are protected.
+    if container is None or contained or container.state in (containers.UNSUPPORTED, containers.SEATBELT):
         return None
     return UNPROTECTED_REASON.format(why=containers.log_message(container.state))
 

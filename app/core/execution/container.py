@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.execution import landlock, lone_files, start_files
+from app.core.execution import landlock, lone_files, seatbelt, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
 from app.core.messages import BUS_HIDDEN_NOTE, NEVER_ASKED_PROTECTED, UNPROTECTED_WHY
@@ -172,6 +172,11 @@ SLOW = "slow"
 UNSUPPORTED = "unsupported"  # no container for this OS here (Windows jobs protect no files)
 OFF = "off"  # the user switched it off in the app
 PRIVILEGED = "privileged"  # the user allowed a command that gains privileges (sudo), which no container allows
+# macOS: every command under `sandbox-exec` with a profile that denies writes to the protected set
+# (seatbelt.py). Not `on`: no pid namespace, init, status pipe or spares, so everything keyed on `on`
+# treats its commands as uncontained (what they leave is ended by their process group); only `wrap` differs.
+SEATBELT = "seatbelt"
+SEATBELT_FAILED = "seatbelt-failed"  # sandbox-exec missing, or its probe failed or did not end: not used
 
 # bwrap's stderr for each reason (Debian, upstream, Ubuntu): containment-notes.md section 1.
 USERNS_SIGNS = ("No permissions to create new namespace", "Creating new namespace failed")
@@ -786,14 +791,26 @@ def person_message(state: str, scoping: str = landlock.SCOPED) -> str | None:
             "Commands run without protection: this system does not allow user namespaces. "
             "See the README (bubblewrap) for how to turn them on."
         )
-    if state in (UNSUPPORTED, OFF, PRIVILEGED, SLOW):  # the user's own click; or nothing runs (SLOW)
+    if state in (UNSUPPORTED, OFF, PRIVILEGED, SLOW, SEATBELT):  # the user's click; nothing runs; macOS's normal
         return None
+    if state == SEATBELT_FAILED:
+        return _(
+            "Commands run without protection: sandbox-exec, which keeps Cowork Terminal's files read-only "
+            "on macOS, could not start. See the log for why."
+        )
     return _("Commands run without protection: bubblewrap could not start. See the log for why.")
+
+
+# The {why} of UNPROTECTED_REASON for macOS's states, in English (messages.UNPROTECTED_WHY's are Linux's).
+SEATBELT_WHY = {
+    SEATBELT: "macOS's sandbox-exec keeps the protected files read-only; the command's processes are not contained",
+    SEATBELT_FAILED: "sandbox-exec failed its check, so the protected files are not kept read-only",
+}
 
 
 def log_message(state: str, detail: str = "", scoping: str = landlock.SCOPED) -> str:
     """The English line for the log and the journal: why a command ran unprotected (or unscoped)."""
-    text = UNPROTECTED_WHY.get(state, state)
+    text = SEATBELT_WHY.get(state) or UNPROTECTED_WHY.get(state, state)
     if state == ON and scoping != landlock.SCOPED:
         text = f"{text}; {landlock.log_message(scoping)}"
     return f"{text}: {detail.strip()[:300]}" if detail.strip() and (state != ON or scoping != landlock.SCOPED) else text
@@ -816,6 +833,8 @@ class Container:
     # deleted, is another value, so that a spare container started before (whose bind of that folder
     # the kernel dropped with it) is ended, never used.
     prepared: int = 0
+    sandbox_exec: str | None = None  # SEATBELT: the sandbox-exec that passed the probe
+    home: str = ""  # SEATBELT: the home folder, resolved (seatbelt.ancestors)
 
     @property
     def on(self) -> bool:
@@ -830,6 +849,13 @@ class Container:
             tuple(f for f in self.protected.files if f not in lifted),
             absent=tuple(f for f in self.protected.absent if f not in lifted),
         )
+        if self.state == SEATBELT:  # its profile is made from `protected` (seatbelt_members), not mounts
+            links = tuple(
+                (link, text)
+                for link, text in self.protected.links
+                if link not in lifted and os.path.realpath(link) not in lifted
+            )
+            return dataclasses.replace(self, protected=dataclasses.replace(kept, links=links))
         return dataclasses.replace(self, mounts=tuple(mount_args(kept, _writable_parent)))
 
     def showing_outputs(self, outputs: str, own: str | None) -> Container:
@@ -841,7 +867,13 @@ class Container:
 
     def wrap(self, command: Sequence[str], status_fd: int, *, read_only_binds: bool = True) -> list[str]:
         """`command` inside the container, or unchanged when there is none. Without the read-only
-        binds (a command the user allowed to change the protected set) the pid namespace stays."""
+        binds (a command the user allowed to change the protected set) the pid namespace stays.
+        macOS (SEATBELT): under sandbox-exec, `status_fd` unused (no init); unchanged without the binds."""
+        if self.state == SEATBELT and self.sandbox_exec is not None:
+            if not read_only_binds:
+                return list(command)
+            folders, files = seatbelt_members(self.protected)
+            return seatbelt.argv(folders, files, self.home, command, self.sandbox_exec)
         if not self.on:
             return list(command)
         assert self.bwrap is not None
@@ -1138,8 +1170,8 @@ def tell_linked_members(found: Sequence[str]) -> None:
             log.exception("telling the user failed")
 
 
-def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
-    """The protected set of this process's platform, environment and program."""
+def this_protected_set(app_folders: Iterable[str], platform: str = sys.platform) -> ProtectedSet:
+    """The protected set of this process's platform (or `platform`'s), environment and program."""
     import site
 
     import app
@@ -1148,12 +1180,12 @@ def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
     frozen = getattr(sys, "frozen", False)
     package = os.path.dirname(os.path.realpath(sys.executable) if frozen else os.path.abspath(app.__file__))
     user_site = None
-    if sys.platform == "linux":
+    if platform == "linux":
         user_site = os.path.join(site.getuserbase(), "lib")  # ~/.local/lib: every Python's user hooks
     elif site.getusersitepackages():
         user_site = site.getusersitepackages()
     return protected_set(
-        sys.platform,
+        platform,
         os.environ,
         os.path.expanduser("~"),
         app_folders,
@@ -1228,10 +1260,87 @@ def linux_container(
     return Container(state, on, mounts, hidden, detail, protected, init, scoping, prepared=time.monotonic_ns())
 
 
+# -- macOS: sandbox-exec -----------------------------------------------------------------------------
+
+PROBE_PROGRAM = "/usr/bin/true"
+
+
+def seatbelt_members(protected: ProtectedSet) -> tuple[list[str], list[str]]:
+    """What the profile denies writes to (seatbelt.profile): folders as subpaths, with the members
+    missing when prepared (a subpath denies making them, and anything in them); lone files, and the
+    names of members that are symlinks, as literals (no link replaced by a file of the command's)."""
+    folders = list(dict.fromkeys((*protected.folders, *protected.if_present, *protected.absent)))
+    files = [f for f in dict.fromkeys((*protected.files, *(link for link, _ in protected.links))) if f not in folders]
+    return folders, files
+
+
+def seatbelt_state(
+    platform: str, present: bool, failure: str | None, program: str = seatbelt.SANDBOX_EXEC
+) -> tuple[str, str]:
+    """Whether commands run under sandbox-exec, and why not: only on macOS, where `program` is there
+    (`present`) and its probe passed (`failure` None, else what went wrong). Anything else runs them
+    uncontained (never refused): a broken profile must not stop every command."""
+    if platform != "darwin":
+        return UNSUPPORTED, ""  # Linux has bubblewrap (linux_container); Windows no container
+    if not present:
+        return SEATBELT_FAILED, f"{program} not found"
+    if failure is not None:
+        return SEATBELT_FAILED, failure
+    return SEATBELT, ""
+
+
+def probe_seatbelt(program: str, folders: Sequence[str], files: Sequence[str], home: str) -> str | None:
+    """Run `true` once under the real profile: None when it ran, else why not (a failure to start,
+    a non-zero exit with sandbox-exec's own words, no end in time: ended with its group)."""
+    argv = seatbelt.argv(folders, files, home, [PROBE_PROGRAM], program)
+    try:
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return f"{program} could not start: {exc}"
+    try:
+        _out, err = process.communicate(timeout=PROBE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.communicate(timeout=1.0)
+        return f"{program} did not end within {PROBE_TIMEOUT_S:.0f} s"
+    if process.returncode == 0:
+        return None
+    return f"{program} exited with {process.returncode}: {err.strip()[:300]}".rstrip(": ")
+
+
+def macos_container(
+    app_folders: Iterable[str], sandbox_exec: str = seatbelt.SANDBOX_EXEC, platform: str = "darwin"
+) -> Container:
+    """The protected set prepared as on Linux (real paths: /tmp is /private/tmp there), and
+    sandbox-exec (`sandbox_exec`: tests name a stand-in) probed once with its profile."""
+    protected = prepare(this_protected_set(app_folders, platform))
+    home = os.path.realpath(os.path.expanduser("~"))
+    folders, files = seatbelt_members(protected)
+    present = os.access(sandbox_exec, os.X_OK)
+    failure = probe_seatbelt(sandbox_exec, folders, files, home) if platform == "darwin" and present else None
+    state, detail = seatbelt_state(platform, present, failure, sandbox_exec)
+    used = sandbox_exec if state == SEATBELT else None
+    return Container(
+        state, detail=detail, protected=protected, sandbox_exec=used, home=home, prepared=time.monotonic_ns()
+    )
+
+
 @functools.lru_cache(maxsize=4)
 def container_for(app_folders: tuple[str, ...], locks: tuple[str, ...] = (), shown: tuple[str, ...] = ()) -> Container:
-    """This process's container, probed once: Linux only for now (macOS's sandbox-exec profile is
-    generated and tested, but not run: nobody could try it on a Mac yet)."""
+    """This process's container, probed once: bubblewrap on Linux, sandbox-exec on macOS (files only:
+    written and tested here, never run on a Mac yet), none on Windows."""
+    if sys.platform == "darwin":
+        return macos_container(app_folders)
     if sys.platform != "linux":
         return Container(UNSUPPORTED)
     found = linux_container(app_folders, locks=locks, shown=shown)

@@ -258,6 +258,8 @@ async def _start(spec: CommandSpec, argv: list[str], env: dict[str, str], contai
         status_read, status_write = os.pipe()
         os.set_blocking(status_read, False)
         argv = spec.container.wrap(argv, status_write, read_only_binds=spec.read_only_binds)
+    elif spec.container is not None:  # macOS's sandbox-exec (container.SEATBELT): files only, no status fd
+        argv = spec.container.wrap(argv, -1, read_only_binds=spec.read_only_binds)
     ours = sys.platform != "win32"  # Windows: asyncio's pipes (its loop cannot wait on a pipe's fd)
     streams = (pipes.output_pipe(), pipes.output_pipe()) if ours else None
     try:

@@ -54,9 +54,12 @@ def profile(folders: Sequence[str], files: Sequence[str], home: str) -> tuple[st
     return "\n".join(rules) + "\n", params
 
 
-def argv(folders: Sequence[str], files: Sequence[str], home: str, command: Sequence[str]) -> list[str]:
+def argv(
+    folders: Sequence[str], files: Sequence[str], home: str, command: Sequence[str], program: str = SANDBOX_EXEC
+) -> list[str]:
+    """`command` under `program` (sandbox-exec), which runs it in place (exec): the same pid."""
     text, params = profile(folders, files, home)
-    return [SANDBOX_EXEC, "-p", text, *params, *command]
+    return [program, "-p", text, *params, *command]
 
 
 def is_sandboxed(pid: int, check: Callable[[int, bytes | None, int], int] | None = None) -> bool:

@@ -126,8 +126,11 @@ def newly_hidden(old: Container | None, new: Container | None) -> list[str] | No
 
 
 def usable_container(container: Container | None) -> Container | None:
-    """The container a session's shells start in: none where it is off, or on Windows."""
-    return container if container is not None and container.on and sys.platform != "win32" else None
+    """The container a session's shells start in: none where it is off, or on Windows. macOS's
+    sandbox-exec (SEATBELT) too, which only wraps the shell: `_bwrap` is the one with an init."""
+    if container is None or sys.platform == "win32":
+        return None
+    return container if container.on or container.state == containers.SEATBELT else None
 
 
 class ShellSession:
@@ -168,6 +171,11 @@ class ShellSession:
         self.current_dir = cwd
 
     @property
+    def _bwrap(self) -> Container | None:
+        """The container whose init, status pipe and pid namespace the shell has (not sandbox-exec's)."""
+        return self.container if self.container is not None and self.container.on else None
+
+    @property
     def alive(self) -> bool:
         return self.process is not None and self.process.returncode is None and not self._reader_done.is_set()
 
@@ -198,10 +206,12 @@ class ShellSession:
         as_script = sys.platform == "linux"
         argv = [self.bash, "--norc", "--noprofile", "/dev/stdin" if as_script else "-s"]
         status_read = status_write = -1
-        if self.container is not None:
+        if self._bwrap is not None:
             status_read, status_write = os.pipe()
             os.set_blocking(status_read, False)
-            argv = self.container.wrap(argv, status_write)
+            argv = self._bwrap.wrap(argv, status_write)
+        elif self.container is not None:  # macOS's sandbox-exec: files only, no status fd
+            argv = self.container.wrap(argv, -1)
         try:
             self.process = await anyio.open_process(
                 argv,
@@ -211,14 +221,14 @@ class ShellSession:
                 cwd=folder,
                 env=self.env,
                 pass_fds=(read_fd, *containers.inherited(status_write, status_read, self.env.get(MARK_ENV)))
-                if self.container is not None
+                if self._bwrap is not None
                 else (read_fd,),
                 **spawn_options(sys.platform),
             )
         finally:
             self._input_unread = _unread_end(read_fd)
             os.close(read_fd)
-            if self.container is not None:
+            if self._bwrap is not None:
                 os.close(status_write)
         self._input_fd_in_child = read_fd
         self._reader_done = anyio.Event()
@@ -234,7 +244,7 @@ class ShellSession:
         await self._send_raw(f"{first}trap ':' INT\n")
         self._reading = anyio.CancelScope()
         task_group.start_soon(self._read_loop, self._reading)
-        if self.container is not None:
+        if self._bwrap is not None:
             task_group.start_soon(self._watch_shell_end, status_read, self._reading)
         return restarted
 
@@ -252,14 +262,14 @@ class ShellSession:
         """Whose process group holds the shell's commands: bash's, or in a container its init's."""
         if self.process is None:
             return None
-        if self.container is None:
+        if self._bwrap is None:
             return self.process.pid
         return containers.init_pid(self.process.pid)
 
     def _shell_pid(self) -> int | None:
         if self.process is None:
             return None
-        if self.container is None:
+        if self._bwrap is None:
             return self.process.pid
         leader = containers.init_pid(self.process.pid)
         found = containers.children(leader) if leader else []
@@ -304,7 +314,7 @@ class ShellSession:
 
     def _input_holder(self, pipe: str, pid: int) -> int | None:
         """A process of the session but the shell (and the container's init) that holds its command input."""
-        root = self._group_leader() if self.container is not None else pid
+        root = self._group_leader() if self._bwrap is not None else pid
         for other in _descendants(root) if root is not None else []:
             if other not in (root, pid) and _holds(other, pipe):
                 return other
@@ -444,7 +454,7 @@ class ShellSession:
         if process is not None:
             if process.returncode is None:
                 with anyio.CancelScope(shield=True):  # the server may be shutting down around us
-                    await end_tree(process, contained=self.container is not None)
+                    await end_tree(process, contained=self._bwrap is not None)
             with anyio.CancelScope(shield=True):
                 await process.aclose()
             if self.process is process:
