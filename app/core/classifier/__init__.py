@@ -109,6 +109,7 @@ __all__ = [
     "repl_program",
     "script_paths",
     "warm_up",
+    "writes_into",
 ]
 
 log = logging.getLogger(__name__)
@@ -173,6 +174,17 @@ def names_protected(command: str, paths: Sequence[str], *, cwd: str | None = Non
     command may write (`cp x ~/.b?shrc`, `tar -C ~`, a `find ~ -exec`), not where it only reads
     (`du -sh ~/* > du.txt`). Where no container keeps the protected set read-only, a command that
     names a member of it waits for a person (running.py)."""
+    return _reaches(command, paths, cwd=cwd, bare=bare, any_mention=True)
+
+
+def writes_into(command: str, folders: Sequence[str], *, cwd: str | None = None) -> bool:
+    """Whether `command` may write, remove or re-permission a file in one of `folders`, read as
+    `names_protected` reads writes but without its holding any mention: a program's venv, whose
+    `python` commands name to run it, and whose site-packages a `.pth` written there reaches."""
+    return bool(folders) and _reaches(command, folders, cwd=cwd, bare=False, any_mention=False)
+
+
+def _reaches(command: str, paths: Sequence[str], *, cwd: str | None, bare: bool, any_mention: bool) -> bool:
     from .protected import _Protected
 
     try:
@@ -181,7 +193,7 @@ def names_protected(command: str, paths: Sequence[str], *, cwd: str | None = Non
     except Exception:  # as in `classify`: a bug here asks the user
         log.exception("classifier failed on a command; taking it as naming a protected file")
         return True
-    if any(f.reason == TOUCHES_APP_DATA or HOLDS_APP_DATA in f.reason for f in report.findings):
+    if any_mention and any(f.reason == TOUCHES_APP_DATA or HOLDS_APP_DATA in f.reason for f in report.findings):
         return True
     changed = [*(p for p, _script in report.written), *report.changed]
     return any(protected.written_into(p, by_name=p in report.landed) for p in changed)

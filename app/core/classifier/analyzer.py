@@ -63,6 +63,7 @@ from .shells import (
 from .stdin import _PIPE, _STDIN_FILES, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
+    _DESCRIPTOR_FILE,
     _DOWNLOADERS,
     _DOWNLOADS,
     _HARMLESS_DEVICES,
@@ -464,6 +465,10 @@ class _Analyzer:
         self.scratch_seen: set[str] = set()  # ... and were assigned from mktemp before this point
         self.only_read: set[int] = set()  # where the files `source` reads start (names_protected: not named)
         self.pushed: list[str | None] = []  # the folders `pushd` left, for `popd`
+        # This shell's descriptors as far as known (`descriptors_after`): on a file (its word), or None
+        # on a pipe, the terminal or nothing; one not here may be on any file. "?": a `{fd}<x`'s.
+        self.descriptors: dict[str, _Word | None] = {"1": None, "2": None}
+        self.open_now = self.descriptors  # the simple command's own, as it runs (`write_through`)
         # `source() { ...; }; source ~/.bashrc`: a `source` the command defines is not bash's (a review)
         self.own_source = _DEFINES_SOURCE.search(text) is not None
         self.here = nesting == 0  # runs in the shell the command is given to, not a process of its own
@@ -778,8 +783,12 @@ class _Analyzer:
         if body is not None and body.type == "command":
             self.command(body, fed, depth + 1, extra=extra, outer_redirects=redirects)
         else:
-            if body is not None:
-                self.walk(body, fed, depth + 1)
+            if body is not None:  # `{ echo x >/dev/fd/3; } 3<~/.bashrc`: its commands have them open
+                kept, self.descriptors = self.descriptors, self.descriptors_after(redirects, self.descriptors)
+                try:
+                    self.walk(body, fed, depth + 1)
+                finally:
+                    self.descriptors = kept
             if extra:  # tree-sitter puts `>f a b` words in the redirect; bash would run `a b`
                 self.argv(self.group_words(extra), fed, bulk=False, depth=depth)
             self.check_redirects(redirects)
@@ -837,33 +846,126 @@ class _Analyzer:
                 return c.type
         return ""
 
-    def check_redirects(self, redirects: list[Node]) -> None:
-        for r in redirects:
+    def redirect_descriptor(self, r: Node, op: str) -> str | None:
+        """The descriptor a redirection sets: its number, `?` for `{fd}<x` (bash picks it), None for
+        `&>f` (both 1 and 2); without one, 0 for `<`, `<>`, `<&`, else 1."""
+        descriptor = r.child_by_field_name("descriptor")
+        if descriptor is not None:
+            return self.node_text(descriptor)
+        if re.search(rb"\{[A-Za-z_]\w*\}$", self.src[max(0, r.start_byte - 64) : r.start_byte]):
+            return "?"  # the parser reads `exec {fd}<x` as the word `{fd}` and `<x`
+        return "0" if op.startswith("<") else None if op.startswith("&") else "1"
+
+    def descriptors_after(self, redirects: list[Node], fds: dict[str, _Word | None]) -> dict[str, _Word | None]:
+        """The descriptors `fds` once `redirects` are made, left to right as bash makes them."""
+        fds = dict(fds)
+        for r in sorted(redirects, key=lambda r: r.start_byte):
+            op = self.redirect_operator(r) if r.type == "file_redirect" else ""
+            dest = r.children_by_field_name("destination")
+            if not dest:  # a heredoc or here-string on its descriptor (text, no file); `3<&-` closes 3
+                if r.type != "file_redirect" or op in ("<&-", ">&-"):
+                    fds[self.redirect_descriptor(r, op or "<") or "1"] = None
+                continue
+            target = self.word([dest[0]])
+            fd = self.redirect_descriptor(r, op)
+            duplicated = op in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.value or "")
+            if duplicated and fd is not None:  # `3>&1`: what 1 is on; `3>&-` closes it
+                number = (target.value or "").rstrip("-")
+                if number and number in fds:
+                    fds[fd] = fds[number]
+                elif number:
+                    fds.pop(fd, None)
+                else:
+                    fds[fd] = None
+                continue
+            through = self.descriptor_file(target)
+            for each in ("1", "2") if fd is None else (fd,):
+                if through is None:
+                    fds[each] = target
+                elif through in fds:  # `3</dev/fd/5`: on what 5 is on
+                    fds[each] = fds[through]
+                else:
+                    fds.pop(each, None)
+        return fds
+
+    def descriptor_file(self, target: _Word) -> str | None:
+        """The descriptor a name like `/dev/stdin`, `/dev/fd/3` or `/proc/self/fd/3` reopens (`?`:
+        one picked by an expansion), or None for any other name."""
+        found = _DESCRIPTOR_FILE.match(target.value if target.value is not None else target.pattern)
+        if found is None:
+            return None
+        if found[2]:
+            return {"stdin": "0", "stdout": "1", "stderr": "2"}[found[2]]
+        return (found[1] or found[3] or "?").replace("*", "?")
+
+    def write_through(self, target: _Word, through: str) -> None:
+        """A write to `target`, a name for descriptor `through` (`>/dev/stdin`, `tee /dev/fd/3`): the
+        file bash or the program opens anew is the one open on that descriptor, written now even if it
+        was opened for reading (`echo x <~/.bashrc >>/dev/stdin`: a red team, 2026-12-06). On a pipe or
+        the terminal (`>/dev/stderr`), nothing; on a descriptor not known here, whatever file it is on."""
+        fds = self.open_now
+        files = [w for key, w in fds.items() if w is not None] if through == "?" else [fds.get(through)]
+        for file in files:
+            if file is not None and file is not target:
+                self.written_redirect(file)
+        if through == "?" or through not in fds:
+            self.add(M, "writes through {source}: to whatever file it is open on",
+                     N_("Writes to whatever file {source} is open on, which may be any file"),
+                     source=_snip(target.source))  # fmt: skip
+
+    def written_redirect(self, target: _Word) -> None:
+        """A file a redirection writes (`> x`, `>> x`, `&> x`, `<> x`), or the one it reaches through a descriptor."""
+        self.check_word(target)
+        self.note_written(_as_file(target), writes=True)
+        through = None if _BLOCK_DEVICE.match(target.pattern) else self.descriptor_file(target)
+        if through is not None:
+            self.write_through(target, through)
+        elif target.value is None:
+            self.add(M, "writes to a file named by an expansion: {source}", source=_snip(target.source))
+        elif _HARMLESS_DEVICES.match(target.value):
+            return
+        elif re.match(r"^/dev/(tcp|udp)/", target.value):
+            self.add(
+                D,
+                "cannot tell what runs: connects the shell to the network ({source})",
+                source=_snip(target.source),
+            )
+        elif _BLOCK_DEVICE.match(target.pattern) or (target.glob and target.pattern.startswith("/dev/")):
+            self.add(D, "writes to a disk device: {source}", source=_snip(target.source))
+        else:
+            self.add(M, "writes to {source}", source=_snip(target.source))
+
+    def check_redirects(self, redirects: list[Node], *, lasting: bool = False) -> dict[str, _Word | None]:
+        """Judges what `redirects` write, each with the descriptors made before it; gives the
+        descriptors once all are made. `lasting`: `exec` alone keeps them in the shell, and a file it
+        opens (to read too) may be written by any later command through its descriptor."""
+        fds, entry = dict(self.descriptors), self.open_now
+        for r in sorted(redirects, key=lambda r: r.start_byte):
+            self.open_now = fds
+            before, fds = fds, self.descriptors_after([r], fds)
             if r.type != "file_redirect":
                 continue
             op = self.redirect_operator(r)
             dest = r.children_by_field_name("destination")
-            if not dest or op in ("<", "<&"):
+            if not dest or op == "<&":
                 continue
             target = self.word([dest[0]])
-            if op in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.value or ""):
+            if op == ">&" and re.fullmatch(r"\d+-?|-", target.value or ""):
                 continue  # 2>&1, >&- : file descriptors, not files
-            self.check_word(target)
-            self.note_written(_as_file(target), writes=True)
-            if target.value is None:
-                self.add(M, "writes to a file named by an expansion: {source}", source=_snip(target.source))
-            elif _HARMLESS_DEVICES.match(target.value):
-                continue
-            elif re.match(r"^/dev/(tcp|udp)/", target.value):
-                self.add(
-                    D,
-                    "cannot tell what runs: connects the shell to the network ({source})",
-                    source=_snip(target.source),
-                )
-            elif _BLOCK_DEVICE.match(target.pattern) or (target.glob and target.pattern.startswith("/dev/")):
-                self.add(D, "writes to a disk device: {source}", source=_snip(target.source))
-            else:
-                self.add(M, "writes to {source}", source=_snip(target.source))
+            if op != "<":
+                self.open_now = before
+                self.written_redirect(target)
+            file = self.descriptor_file(target) is None and not _HARMLESS_DEVICES.match(target.value or "")
+            if lasting and file and op == "<":
+                self.check_word(target)
+                self.note_written(_as_file(target), writes=True)
+                self.add(M, "keeps {source} open for the commands after it, which may write it without naming it",
+                         N_("Keeps {source} open, so that later commands can write to it without naming it"),
+                         source=_snip(target.source))  # fmt: skip
+            if lasting and file:
+                self.lasts("keeps a file open on a descriptor")
+        self.open_now = entry
+        return fds
 
     def declared(self, node: Node) -> None:
         """`export "PATH"=x`, `export PA\\TH=x`: assignments bash sees once the quotes are gone, which
@@ -1217,9 +1319,20 @@ class _Analyzer:
             if child.type == "variable_assignment":
                 self.assignment(child)
         self.keyword_assignments(words[1:])
-        self.check_redirects(redirects)
-        if words:
-            self.argv(words, fed, bulk=False, depth=depth)
+        # `exec 3<~/.bashrc`, `exec {fd}<x`: the shell keeps what it opens for the commands after it
+        head = 2 if [w.value for w in words[:1]] in (["builtin"], ["command"]) else 1
+        alone = [w.value for w in words[head - 1 : head]] == ["exec"] and all(
+            re.fullmatch(r"\{[A-Za-z_]\w*\}", w.value or "") for w in words[head:]
+        )
+        fds = self.check_redirects(redirects, lasting=alone)
+        if alone:
+            self.descriptors, words = fds, words[:head]
+        kept, self.open_now = self.open_now, fds
+        try:
+            if words:
+                self.argv(words, fed, bulk=False, depth=depth)
+        finally:
+            self.open_now = kept
         for child in node.children:  # substitutions inside the words run first, whatever the command
             self.walk(child, stdin if stdin is not None and stdin.kind == "pipe" else None, depth + 1)
 
@@ -1537,6 +1650,12 @@ class _Analyzer:
             # `awk -f prog.awk` write the program it reads
             read_here = set(self.report.scripts[read_from:])
             targets = write_targets(name, args, bool(in_place))
+            for written in targets:  # `tee /dev/fd/3 3<~/.bashrc`, `dd of=/dev/stdin`: the file it is open on
+                of = written.pattern.startswith("of=")
+                named = _word_end(written, len(written.pattern) - 3) if of else written
+                through = self.descriptor_file(named)
+                if through is not None:
+                    self.write_through(named, through)
             dashes = options_end(args)
             for k, a in enumerate(args[:runs]):
                 if a.value is None or script_path(self.cwd, a.value) not in read_here:

@@ -15,7 +15,7 @@ from .danger import Danger
 from .findings import BULK_COMMAND, DELETE_RECURSIVE, D, M, _snip
 from .handoff import hands_off
 from .hosts import remote_here
-from .options import _operands, fills_code, split_options, splits_into_options
+from .options import _long_flags, _operands, fills_code, split_options, splits_into_options
 from .protected import _norm_path
 from .rule import Analysis
 from .scripts import run_script, runs_project_files, script_path, typed_commands
@@ -660,7 +660,11 @@ _SPLIT_VALUES = _names(
     "-a -b -C -l -n -t -f --suffix-length --bytes --line-bytes --lines --number --separator --additional-suffix"
     " --filter --prefix --suffix-format --digits"
 )
-NAMED_ELSEWHERE = LANDS_BY_NAME | _names("curl wget git rename prename perl-rename split csplit sed perl patch")
+# gzip's and xz's `-S SUFFIX`: the name a file loses or is given (`gzip -d -S x ~/.bashrcx`, a red team)
+_SUFFIXED = _names("gzip gunzip xz unxz lzma unlzma")
+NAMED_ELSEWHERE = (
+    LANDS_BY_NAME | _SUFFIXED | _names("curl wget git rename prename perl-rename split csplit sed perl patch")
+)
 
 
 def note_named_elsewhere(ctx: Analysis, name: str, args: list[_Word]) -> None:
@@ -699,14 +703,93 @@ def note_named_elsewhere(ctx: Analysis, name: str, args: list[_Word]) -> None:
         # a suffix of letters or digits (split's), unless csplit's -b format says otherwise
         formatted = name == "csplit" and option_values(args, ["-b", "--suffix-format"], "bfn")
         ctx.note_written(_Word(None, last.source, last.pattern + ("*" if formatted else "[a-z0-9]*"), True))
-    backup = name in LANDS_BY_NAME and any(
-        v in ("-S", "--suffix", "-b") or v.startswith(("--backup", "--suffix=")) for v in values
-    )
+    elif name in _SUFFIXED:
+        _suffixed(ctx, name, args)
+    # `-b` or `-S` also among other flags (`cp -fbS rc`, `ln -sfb`), and GNU's prefixes of the long options
+    backup = name in LANDS_BY_NAME and any(_BACKUP_FLAG.match(v) or _backup_option(v) for v in values)
     in_place = name in _IN_PLACE_SUFFIX and any(_IN_PLACE_SUFFIX[name].fullmatch(v) for v in values)
     targets = _operands(args)[-1:] if backup else _operands(args) if in_place else []
+    if backup:  # into a folder (`cp -b .bash ~`, `cp -bt ~ .bash`): the file there of each one's name
+        operands = _operands(args, _BACKUP_VALUES)
+        named = next((w for _o, w in option_values(args, ["-t", "--target-directory"], "tmogS")), None)
+        sources = operands if named is not None else operands[:-1]
+        landing = named or (operands[-1] if operands else None)
+        for w in sources if landing is not None else ():
+            base = posixpath.basename(w.pattern.rstrip("/"))
+            if base not in ("", ".", "..") and landing is not None:
+                pattern = f"{landing.pattern.rstrip('/')}/{base}*"
+                ctx.note_written(_Word(None, f"{landing.source.rstrip('/')}/{base}", pattern, True))
     for w in targets:  # `cp -b -S rc x ~/.bash`, `sed -irc 1p ~/.bash`: a name with a suffix beside it
         if w.pattern.rstrip("/") not in ("", ctx.home) and not w.pattern.endswith("/"):
             ctx.note_written(_Word(None, w.source, w.pattern + "*", True))
+
+
+# A cluster of flags with `-b` or `-S` before any letter that takes a value (cp's, mv's, ln's, install's)
+_BACKUP_FLAG = re.compile(r"-[^\W\d_tmogS]*[bS]")
+_BACKUP_VALUES = _names("-S --suffix -t --target-directory -m --mode -o --owner -g --group")
+
+
+def _backup_option(v: str) -> bool:
+    """`--backup`, `--suffix=rc`, or a prefix of either GNU takes for it (`--back`, `--suf rc`)."""
+    given = v.split("=", 1)[0]
+    return (len(given) >= 3 and "--backup".startswith(given)) or (len(given) >= 4 and "--suffix".startswith(given))
+
+
+# gzip's own suffixes besides those analyzer._COMPRESSED takes off (`gunzip ~/.bashrc-gz` writes ~/.bashrc)
+_GZIP_SUFFIXES = ("-gz", "-z", "_z")
+_XZ_VALUES = "SFCTM"  # xz's one-letter options that take a value: -S, --format, --check, --threads, --memlimit
+_SUFFIXED_VALUES = _names("-S --suffix -F --format -C --check -T --threads -M --memlimit")
+
+
+def _cluster_flags(args: list[_Word], takes_value: str) -> set[str]:
+    """The one-letter flags given, up to a letter that takes the rest as its value (`gzip -Src`: `-S rc`)."""
+    flags: set[str] = set()
+    skip = False
+    for w in args:
+        v = w.value if w.value is not None else w.pattern
+        if skip or v == "--":
+            skip = False
+            if v == "--":
+                break
+            continue
+        if v.startswith("-") and not v.startswith("--"):
+            for k, letter in enumerate(v[1:], 1):
+                flags.add(letter)
+                if letter in takes_value:
+                    skip = k == len(v) - 1  # `-S rc`: the next word is its value
+                    break
+    return flags
+
+
+def _suffixed(ctx: Analysis, name: str, args: list[_Word]) -> None:
+    """gzip's and xz's files, named by `-S SUFFIX`: unpacked, each loses it (`gzip -d -S x ~/.bashrcx`
+    writes ~/.bashrc), packed, each gains it (`gzip -S rc ~/.bash`). A suffix an expansion decides
+    leaves any shorter name of the file written (a red team: where no container runs, names_protected)."""
+    flags, longs = _cluster_flags(args, _XZ_VALUES), _long_flags(args)
+    if {"c", "t", "l"} & flags or {"--stdout", "--to-stdout", "--test", "--list"} & longs:
+        return  # to its output, or only read
+    unpacks = name in ("gunzip", "unxz", "unlzma") or "d" in flags or bool({"--decompress", "--uncompress"} & longs)
+    unpacks = unpacks and "z" not in flags and "--compress" not in longs
+    given = [w for _o, w in option_values(args, ["-S", "--suffix"], _XZ_VALUES)]
+    suffixes: list[str | None] = [w.value for w in given]
+    if unpacks and name in ("gzip", "gunzip"):
+        suffixes += _GZIP_SUFFIXES
+    if not suffixes:
+        return
+    for w in _operands(args, _SUFFIXED_VALUES):
+        if w.value == "-" or w.pattern.endswith("/"):
+            continue
+        for suffix in suffixes:
+            if not unpacks:  # `gzip -S rc ~/.bash` writes ~/.bashrc
+                ctx.note_written(_Word(None, w.source, w.pattern + (suffix if suffix is not None else "*"), True))
+            elif suffix is None:  # any name the file's may be cut to
+                base = posixpath.basename(w.pattern)
+                for k in range(1, len(base)):
+                    if base[:k] not in (".", ".."):
+                        cut = w.pattern[: len(w.pattern) - len(base) + k]
+                        ctx.note_written(_Word(None, w.source, cut, True))
+            elif suffix and w.pattern.endswith(suffix) and w.pattern != suffix:
+                ctx.note_written(_Word(None, w.source, w.pattern[: -len(suffix)], True), writes=w.value is not None)
 
 
 # One-letter flags that take nothing may come before `i` (`sed -nirc`, `perl -pirc`): not `-Ilib`, `-Mstrict`.

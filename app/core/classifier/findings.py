@@ -324,6 +324,7 @@ class _Report:
         self.settings: list[tuple[str, str, bool] | GitSettings] = []
         self.repeating = 0  # in a loop's, a function's or a trap's code: a relative `cd` may run again
         self.cdpath = False  # the command names CDPATH or cdable_vars: `cd NAME` may lead elsewhere
+        self.cdpaths: list[str] = []  # CDPATH's folders as the command sets it, as patterns (shells.move_to)
         # bash's keyword mode (`set -k`) may be on: then a simple command's NAME=value words anywhere
         # are assignments for it (`ls LD_PRELOAD=./x.so`); those read before it was turned on wait here
         self.keyword = False

@@ -8,7 +8,7 @@ import posixpath
 import re
 
 from .danger import Danger
-from .findings import D, M
+from .findings import D, M, _snip
 from .handoff import hands_off, may_write
 from .options import _operands, expanded, getopt, subcommand
 from .rule import Analysis
@@ -338,6 +338,41 @@ def _judge_exec_lines(ctx: Analysis, name: str, entry: _Word) -> None:
         key, equals, value = line.partition("=")
         if equals and key.strip() == "Exec":
             ctx.sub_script(re.sub(r"%[fFuUdDnNickvm]", "", value).replace("%%", "%"), f"{name} Exec")
+
+
+# The desktop's settings (GSettings, in dconf's database `~/.config/dconf/user`): a custom key binding's
+# command, the X settings' `Gtk/Modules` that loads a library into every GTK program. Cowork Terminal's
+# container hides the session bus, so writes fail there; where none runs, dconf's service writes the
+# file for them, noted so that a person is asked (names_protected; red team 13, 2026-12-06). Reads
+# are safe; `dconf compile` writes the file it names; `dconf update` the system's databases.
+_DCONF_WRITES = frozenset({"write", "reset", "load"})
+_DCONF_READS = frozenset({"read", "list", "dump", "watch", "help", "blame", "--help", "--version"})
+_GSETTINGS_WRITES = frozenset({"set", "reset", "reset-recursively"})
+_GSETTINGS_READS = frozenset({"get", "monitor", "writable", "range", "describe", "list-schemas", "help",
+                              "list-relocatable-schemas", "list-keys", "list-children", "list-recursively",
+                              "--help", "--version", "-h"})  # fmt: skip
+
+
+def cmd_dconf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`dconf` and `gsettings`: writes change the user's desktop settings (held where no container
+    hides the session bus), reads are safe."""
+    sub, rest = subcommand(ctx, name, args, frozenset({"--schemadir"}))
+    if not sub:  # None: an expansion (held); "": options alone, `gsettings --version`, `dconf`: help
+        return
+    reads, writes = (_GSETTINGS_READS, _GSETTINGS_WRITES) if name == "gsettings" else (_DCONF_READS, _DCONF_WRITES)
+    if sub in reads:
+        return
+    if name == "dconf" and sub == "compile" and rest:  # `dconf compile OUTPUT KEYFILEDIR`: a file of its own
+        ctx.add(M, "writes to {source}", source=_snip(rest[0].source))
+        ctx.note_written(rest[0], writes=True)
+        return
+    ctx.add(M, "{name} {sub}: changes your desktop's settings, which can name programs it starts", name=name, sub=sub)
+    if sub in writes:
+        config = os.environ.get("XDG_CONFIG_HOME", "")
+        for folder in dict.fromkeys([f"{ctx.home}/.config", *([config] if config.startswith("/") else [])]):
+            ctx.note_written(_Word(None, "~/.config/dconf/user", f"{folder}/dconf/user"))
+    elif name == "dconf" and sub == "update":
+        ctx.note_written(_Word(None, "/etc/dconf/db", "/etc/dconf/db/*", glob=True))
 
 
 # Programs a container asks to run a command outside every container: flatpak-spawn through the

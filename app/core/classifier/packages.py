@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 
-from .findings import D, M
-from .options import _operands, _short_flags, _split_options, expanded
+from .findings import D, M, _snip
+from .options import _operands, _short_flags, _split_options, expanded, long_option
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
@@ -15,7 +16,7 @@ from .tables import (
     _PACKAGE_MANAGERS,
     _names,
 )
-from .words import _Word
+from .words import _Word, _word_end
 
 
 def subcommand(ctx: Analysis, args: list[_Word], what: str) -> str | None:
@@ -58,6 +59,66 @@ def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> 
         ctx.add(M, "{name} {sub}: changes installed software", name=name, sub=sub)
         if sub in _RUNS_GIVEN:
             ctx.may_run(args, depth)
+        if name in ("pip", "pip2", "pip3") and sub == "install":
+            _pip_install_places(ctx, args)
+
+
+# Where `pip install` puts packages other than the running Python's own site-packages: the folder an
+# option names, or with `--user` (or PIP_USER set) the user site, whose `.pth` files and
+# usercustomize every Python runs at start. Noted as written, so that where no container keeps the
+# user site read-only, a person is asked (names_protected; red team 13, 2026-12-06). A venv's own
+# `pip install` names none of them and is judged as before.
+_PIP_PLACES = frozenset({"prefix", "root", "target", "src"})
+# Long options of `pip install` that share a beginning with those: pip (optparse) takes any prefix
+# naming one option alone (`--tar DIR` is `--target`), and refuses one naming several (`--pref`).
+_PIP_LONG = (*_PIP_PLACES, "prefer-binary", "pre", "root-user-action", "trusted-host", "timeout", "user")
+_PIP_VALUE_LETTERS = frozenset("rcetfi")  # pip's one-letter options that take a value
+
+
+def _pip_places(args: list[_Word]) -> list[_Word]:
+    """The folders given to `pip install` by `--prefix`, `--root`, `--target` (`-t`) and `--src`."""
+    found = []
+    for k, a in enumerate(args):
+        v = a.value if a.value is not None else a.pattern  # `--prefix=$HOME/.local`: by its pattern
+        following = args[k + 1 : k + 2]
+        if v == "--":
+            break
+        if v.startswith("--") and long_option(v, _PIP_LONG) in _PIP_PLACES:
+            found += [_attached(a, len(v) - v.index("=") - 1, "=")] if "=" in v else following
+        elif v.startswith("-") and not v.startswith("--") and "t" in v:
+            at = v.index("t")
+            if not _PIP_VALUE_LETTERS & set(v[1:at]):  # `-rt`: `t` is -r's file, not an option
+                found += [_attached(a, len(v) - at - 1, "t")] if v[at + 1 :] else following
+    return found
+
+
+def _attached(word: _Word, length: int, after: str) -> _Word:
+    """An option's value joined to it (`--prefix=~/x`, `-tvendor`), said as written after `after`."""
+    value = _word_end(word, length)
+    said = word.source.partition(after)[2].strip("'\"") or word.source
+    return _Word(value.value, said, value.pattern, value.glob)
+
+
+def _pip_install_places(ctx: Analysis, args: list[_Word]) -> None:
+    for word in _pip_places(args):
+        if ctx.note_written(word) is not None:
+            ctx.add(M, "pip install: installs into {source}", source=_snip(word.source))
+    if any(a.value == "--user" for a in args) or "PIP_USER" in ctx.report.variables:
+        ctx.add(
+            M, "pip install --user: installs into your Python user folder, which every Python program you start loads"
+        )
+        for site in _user_sites(ctx.home):
+            ctx.note_written(_Word(None, "~/.local/lib", site, glob=True))
+
+
+def _user_sites(home: str) -> list[str]:
+    """Where `pip install --user` may put packages, for any Python the command may run: `~/.local`
+    (Linux, and macOS's non-framework builds), `~/Library/Python` (macOS's framework builds),
+    `%APPDATA%\\Python` (Windows), or PYTHONUSERBASE where the user moved it."""
+    bases = [f"{home}/.local", f"{home}/Library/Python/*"]
+    bases += [os.environ[name].replace("\\", "/") + suffix
+              for name, suffix in (("APPDATA", "/Python"), ("PYTHONUSERBASE", "")) if os.environ.get(name)]  # fmt: skip
+    return [f"{base.rstrip('/')}/{tail}" for base in bases for tail in ("lib/*", "Python*/site-packages/*")]
 
 
 def cmd_dpkg(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -212,9 +273,32 @@ _CLAUDE_SETTINGS = {"mcp": frozenset({"add", "add-json", "add-from-claude-deskto
                     "config": frozenset({"set", "add", "remove"})}  # fmt: skip
 
 
+# `claude plugin ...` (or `plugins`): all but these write ~/.claude/plugins and the `enabledPlugins` of
+# a settings file, and a plugin brings hooks and MCP servers Claude Code starts outside any container
+# (red team 13, 2026-12-06: `claude plugin marketplace add`, `install`, `enable` were not held).
+_CLAUDE_PLUGIN_READS = frozenset({"", "list", "validate", "details", "help"})
+# Claude Code's options that take a value, which may come before its subcommand (`claude --settings
+# x.json plugin install y`): their values are not the subcommand.
+_CLAUDE_VALUES = frozenset({"--model", "--settings", "--mcp-config", "--add-dir", "--plugin-dir", "--permission-mode",
+                            "--output-format", "--input-format", "--fallback-model", "--session-id", "--agent",
+                            "--agents", "--append-system-prompt", "--system-prompt", "--setting-sources",
+                            "--allowedTools", "--allowed-tools", "--disallowedTools",
+                            "--disallowed-tools"})  # fmt: skip
+
+
 def cmd_claude(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    words = [a.value for a in _operands(args)][:2]
+    operands = _operands(args, _CLAUDE_VALUES)
+    words = [a.value for a in operands][:2]
     if len(words) == 2 and words[1] in _CLAUDE_SETTINGS.get(words[0] or "", ()):
         ctx.add(M, "writes to {source}", source="~/.claude.json")
         ctx.note_written(_Word(None, "~/.claude.json", f"{ctx.home}/.claude.json"))
+    if words[:1] in (["plugin"], ["plugins"]):
+        verbs = operands[1 : 3 if [a.value for a in operands[1:2]] == ["marketplace"] else 2]
+        if any(expanded(ctx, a, "claude plugin") for a in verbs):
+            return
+        sub = " ".join(a.value or "" for a in verbs)
+        if sub not in _CLAUDE_PLUGIN_READS and sub not in ("marketplace", "marketplace list"):
+            ctx.add(M, "claude plugin {sub}: adds or changes a Claude Code plugin, which can run programs", sub=sub)
+            for plugins in ("plugins", "settings.json"):
+                ctx.note_written(_Word(None, f"~/.claude/{plugins}", f"{ctx.home}/.claude/{plugins}"))
     ctx.as_unknown_program(name, args, depth, noted=False)  # its words were never noted as written

@@ -223,6 +223,7 @@ RULES: dict[str, Rule] = {
         machine.cmd_opener,
     ),
     "gtk-launch": machine.cmd_desktop_launcher,
+    **dict.fromkeys(["dconf", "gsettings"], machine.cmd_dconf),  # the desktop's settings
     # ... and what a container asks to run a command outside every container (machine.py)
     **dict.fromkeys(["flatpak-spawn", "host-spawn", "distrobox-host-exec"], machine.cmd_host_spawn),
     "dex": machine.cmd_desktop_launcher,

@@ -473,8 +473,9 @@ def move_to(ctx: Analysis, word: _Word, what: str) -> str | None:
     `link` leads to, not the one `link` is in (a review, 2026-12-05). Real folders: in judge."""
     report, target = ctx.report, cd_target(word)
     relative = target is not None and not re.match(r"^/|^[A-Za-z]:[/\\]", target)
+    into = _lost_into(ctx, word, target, relative)
     if report.lost is not None:
-        return folder_after(ctx, word)
+        return into or folder_after(ctx, word)
     if target is None and _TOP_LEVEL.fullmatch(word.source):  # the top of the repository it is in
         tops = [work_top(place) for place in report.places]
         if None not in tops and len({*report.places, *tops}) <= MAX_PLACES:
@@ -486,6 +487,8 @@ def move_to(ctx: Analysis, word: _Word, what: str) -> str | None:
         or (relative and report.cdpath and (target or ".").split("/")[0] not in (".", ".."))
     ):
         report.lost = _snip(f"{what} {word.source}".strip())
+        if into is not None:
+            return into
     else:
         target = target.replace("\\", "/")
         physical = ".." in target.split("/")  # without `..`, bash's two ways lead to the same folder
@@ -504,6 +507,43 @@ def move_to(ctx: Analysis, word: _Word, what: str) -> str | None:
 
 
 _TOP_LEVEL = re.compile(r'"?(?:\$\(|`)\s*git\s+rev-parse\s+--show-toplevel\s*(?:\)|`)"?')
+
+
+def _lost_into(ctx: Analysis, word: _Word, target: str | None, relative: bool) -> str | None:
+    """Where no container guards the protected set (names_protected), the folder a lost `cd` may
+    lead into, as a pattern, when it may be one of the set or above one: a glob or an expansion
+    (`cd ~/.config/auto*`), a name CDPATH may find (`CDPATH=~/.config cd autostart`). Relative
+    names written after it are then judged there (a red team: `echo ... > evil.desktop` made an
+    autostart entry). None elsewhere: `CDPATH=~/code cd site`, `cd src/*` stay as lost as before."""
+    if not ctx.protected.guarding or word.pattern == "-":
+        return None
+    if target is None and ("*" in word.pattern or word.glob):
+        pattern = word.pattern.replace("\\", "/")
+        if not re.match(r"^/|^[A-Za-z]:/|^\*", pattern):
+            pattern = posixpath.join(ctx.cwd if ctx.cwd is not None else "*", pattern)
+        places = [pattern]
+    elif relative and target is not None and ctx.report.cdpath and target.split("/")[0] not in (".", ".."):
+        places = [posixpath.join(folder, target.replace("\\", "/")) for folder in ctx.report.cdpaths]
+    else:
+        return None
+    found = [p for p in places if ctx.protected.relation(_Word(None, p, p, glob=True)) in ("inside", "above")]
+    if len(found) > 1:  # `CDPATH=~/.config:~/.local/share cd fish`: either, as a brace pattern
+        return "{" + ",".join(dict.fromkeys(found)) + "}"
+    return found[0] if found else None
+
+
+def cdpath_folders(ctx: Analysis, value: _Word) -> list[str]:
+    """CDPATH's folders, as patterns: `~` at the start of each is the home folder (bash expands it
+    after each `:` of an assignment), a drive's `C:` stays with its path."""
+    folders = []
+    for folder in re.findall(r"(?:[A-Za-z]:(?=[/\\]))?[^:]+", value.pattern):
+        folder = folder.replace("\\", "/")
+        if folder == "~" or folder.startswith("~/"):
+            folder = ctx.home + folder[1:]
+        if not re.match(r"^/|^[A-Za-z]:/|^\*", folder):
+            folder = posixpath.join(ctx.cwd if ctx.cwd is not None else "*", folder)
+        folders.append(folder)
+    return folders
 
 
 def cd_target(word: _Word) -> str | None:
@@ -547,6 +587,8 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
     if value.literal is not None and value.literal.isidentifier():
         ctx.report.forget(value.literal)  # `declare -n r=depth`: setting r sets depth
     ctx.report.cdpath = ctx.report.cdpath or base == "CDPATH"  # `export CD''PATH=...`: `cd NAME` may lead elsewhere
+    if base == "CDPATH":
+        ctx.report.cdpaths = cdpath_folders(ctx, value)
     if base == "SHELLOPTS" and (value.literal is None or "keyword" in value.literal):
         ctx.report.keyword_mode()  # `env SHELLOPTS=keyword bash -c CODE`: the bash it starts is in keyword mode
     if base in COMMAND_TABLES:

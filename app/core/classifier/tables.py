@@ -269,6 +269,12 @@ _BLOCK_DEVICE = re.compile(
 # Devices written without changing anything: not a terminal (/dev/tty, /dev/pts/N, /dev/console: red
 # team, 2026-12-05, a read-only command wrote to another terminal, whose OSC 52 sets the clipboard).
 _HARMLESS_DEVICES = re.compile(r"^/dev/(null|zero|stdout|stderr|stdin|fd/\d+|full|random|urandom)$")
+# Names of an open descriptor: bash (and tee, cp...) open the file it is open on anew, for writing too
+# (`echo x <~/.bashrc >>/dev/stdin` appends to ~/.bashrc: a red team, 2026-12-06). The number, `*`
+# where an expansion picks it, or none: `/proc/$pid/fd/N`, another process's perhaps.
+_DESCRIPTOR_FILE = re.compile(
+    r"^/(?:dev/fd/(\d+|\*)|dev/(stdin|stdout|stderr)|proc/(?:self|thread-self)/fd/(\d+|\*)|proc/\*/fd/(?:\d+|\*))/?$"
+)
 _WRITERS = frozenset({"cp", "mv", "tee", "install", "rsync", "scp"})  # commands that write to an operand
 # Commands that may write (or replace) a file named among their words: a script the same command line
 # runs must not be one of them (its content would not be what was read). Unknown programs count too.

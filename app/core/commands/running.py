@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 import anyio
 
 from app.core.channel import local_link
-from app.core.classifier import Classification, Tier, names_protected
+from app.core.classifier import Classification, Tier, names_protected, writes_into
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.cancellation import why_cancelled
 from app.core.commands.request import ClientInfo, CommandRefused, ValidRequest
@@ -58,7 +58,7 @@ from app.core.policy.rules import short_folder
 # The container and the executor are imported where a command starts, not here: every server holds
 # a Runs, and one whose tray runs its commands never starts one (0.6 MB of its idle memory, issue 21).
 if TYPE_CHECKING:
-    from app.core.execution.container import Container
+    from app.core.execution.container import Container, ProtectedSet
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,34 @@ PROTECTION_ON_STOP_REASON = (
     "stopped because the user switched the container back on (Protect my settings from commands): it ran "
     "outside it. Run it again if it is still needed: it runs in the container now"
 )
+
+
+def unguarded_folders(paths: AppPaths) -> list[str]:
+    """Our own folders as the container protects them (container.for_paths): the data and log folders
+    and the outputs folder, whose files the answers tell a model to read (a red team, 2026-12-06)."""
+    return sorted({*protected_paths(paths), str(paths.outputs), os.path.realpath(paths.outputs)})
+
+
+def unguarded_members(protected: ProtectedSet) -> tuple[str, ...]:
+    """The members names_protected is given where no container guards the protected set: all but the
+    program's venv and base Python (`unguarded_program`), which commands name to run their Python."""
+    from app.core.execution.container import hold_members
+
+    return (*hold_members(protected), *protected.program[:1])
+
+
+def unguarded_program(protected: ProtectedSet) -> tuple[str, ...]:
+    """The program's venv and the base Python it runs on, held where no container guards them only
+    for what a command writes there (`writes_into`): a `.pth` or `sitecustomize.py` in their
+    site-packages, an edit of the standard library, runs at every start of ours (a red team, 2026-12-06)."""
+    return protected.program[1:]
+
+
+def names_unguarded(command: str, protected: ProtectedSet, *, cwd: str | None, bare: bool) -> bool:
+    """Whether a command is held for the protected set where no container guards it: it names a
+    member (names_protected), or writes into the program's venv or base Python."""
+    named = names_protected(command, unguarded_members(protected), cwd=cwd, bare=bare)
+    return named or writes_into(command, unguarded_program(protected), cwd=cwd)
 
 
 class ContainerSlow(CommandRefused):
@@ -120,7 +148,7 @@ class Runs:
         self._made: set[Path] = set()  # the apps' folders of whole outputs made (container)
         self.unbound: dict[int, list[str]] = {}  # allowed by the user to change these protected members
         self._privileged: set[int] = set()  # allowed by the user to gain privileges: run outside
-        self._unguarded: tuple[str, ...] | None = None  # the protected set, where no container guards it
+        self._unguarded: ProtectedSet | None = None  # the protected set, where no container guards it
         self._swept = False  # what finished commands left was ended for the pause in force
         self._may_have_left = False  # a command ran without a container: a process it left may live on
         # The user switched the container off (their click): the marks of the commands run meanwhile,
@@ -198,15 +226,13 @@ class Runs:
     def _names_unguarded(self, command: str, cwd: str | None) -> bool:
         """Whether a command names a member of this OS's protected set where no container keeps it
         read-only (Windows, where a job protects no file; Linux without bwrap): then only the
-        approval rules guard it. Of the program's own folders only the package's (or a frozen app's):
-        commands name a venv's to run its Python. A member's name under home alone (`.claude`) counts
+        approval rules guard it (`unguarded_members`). A member's name under home alone (`.claude`) counts
         only in the home folder, in a command that stays there: elsewhere it is a project's own
         (`git add .claude/commands/x.md`), and the classifier follows a `cd` word by word."""
         from app.core.execution import container as containers
 
         if self._unguarded is None:
-            protected = containers.this_protected_set(protected_paths(self.service.paths))
-            self._unguarded = (*containers.hold_members(protected), *protected.program[:1])
+            self._unguarded = containers.this_protected_set(unguarded_folders(self.service.paths))
         home = os.path.realpath(self.service.home)
         in_home = cwd is None or os.path.realpath(cwd) == home
         # One that first moves into a named folder is followed word by word from there (`cd site && git
@@ -217,7 +243,7 @@ class Runs:
             and _CHANGES_FOLDER.search(command, first.end()) is None
             and os.path.realpath(os.path.join(home, os.path.expanduser(first[1]))) != home  # not `cd . &&`
         )
-        return names_protected(command, self._unguarded, cwd=cwd, bare=in_home and not moves)
+        return names_unguarded(command, self._unguarded, cwd=cwd, bare=in_home and not moves)
 
     def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None:
         """A person allowed a held command that `asks` (unprotected_asks): let it out of the container
