@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -13,6 +15,29 @@ from app.core import data_folder
 from app.core.authority.hub import Hub
 from app.core.paths import HOME_ENV, AppPaths
 from tests.small_disk import small_tmpfs
+
+
+@pytest.fixture(autouse=True)
+def null_device_kept() -> Iterator[None]:
+    """The suite runs as root in CI, where a command run outside a container can replace /dev/null by
+    a file (it happened once, 2026-12-06: every later test that needed it failed apart from the cause).
+    The test after which it is no longer the null device fails, and it is made again."""
+    yield
+    if sys.platform == "linux" and not _is_null_device():
+        if os.geteuid() == 0:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink("/dev/null")
+            os.mknod("/dev/null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            os.chmod("/dev/null", 0o666)
+        pytest.fail("this test left /dev/null replaced by something else than the null device")
+
+
+def _is_null_device() -> bool:
+    try:
+        found = os.lstat("/dev/null")
+    except OSError:
+        return False
+    return stat.S_ISCHR(found.st_mode) and found.st_rdev == os.makedev(1, 3)
 
 
 @pytest.fixture
