@@ -47,6 +47,7 @@ from app.core.execution import (
     orphans,
     output,
     process_marks,
+    windows_jobs,
 )
 from app.core.execution.output import OutputBudget
 from app.core.i18n import _
@@ -260,6 +261,8 @@ class Hub:
         lingering = lingering_containers() if state.paused else None
         if lingering is not None:  # also with no server bound to end them (red team, 2026-12-04)
             lingering.end_lingering(orphans.home_tag(self.paths))
+        if state.paused:  # Windows: what finished commands left in their jobs (red team 13)
+            windows_jobs.end_jobs()
         if pausing:
             self._end_what_closed_runners_left()
         if protecting:
@@ -297,6 +300,7 @@ class Hub:
         and so is every process still carrying a mark of this app home's commands."""
         if self.state.paused and not self._closed:
             end_what_a_pause_left(orphans.home_tag(self.paths))
+            windows_jobs.end_jobs(running=True)  # Windows: the commands' jobs, as containers above
 
     def _end_what_closed_runners_left(self) -> None:
         """At a pause, what commands left running whose server is gone: each live server sweeps its

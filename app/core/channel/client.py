@@ -4,11 +4,13 @@ Tightening requests take effect at once; loosening ones wait for the user's clic
 tray shows, so the caller waits up to ANSWER_WAIT_S for the answer. The tray is checked like a
 server checks it: a program squatting on the tray's address is not told anything but a pause or a
 stop, and those `request_change` then applies itself as well, as with no tray (a red team,
-2026-12-05: a squatter acknowledged a pause that nothing applied).
+2026-12-05: a squatter acknowledged a pause that nothing applied). The CLI's pause and stop are
+applied so whoever answered (`apply_here_too`): a look-alike can pass the checks (red team 13).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -179,13 +181,18 @@ def request_change(
     *,
     without_tray: Callable[[Journal], object] | None,
     announce: Callable[[str], None] | None = None,
+    apply_here_too: bool = False,
     **fields: Any,
 ) -> str:
     """The CLI's way to change a control: the tray decides (at once for a tightening, after the
     user's click for a loosening). With no tray, `without_tray` applies a tightening to the journal
     (headless servers read it there); a loosening (`without_tray` None) is refused. A tightening
     sent to a program at the tray's address that could not be verified is applied so as well: it
-    may be a look-alike that answers and does nothing."""
+    may be a look-alike that answers and does nothing. `apply_here_too` (the CLI's pause and stop):
+    applied so also after a verified tray answered, where this process can write; a check can be
+    passed by a look-alike (red team 13: one a command left swallowed the user's pause), and a
+    tightening may come from anywhere. `without_tray` must then write nothing the tray already did
+    (the tray would report another program's change); its failure leaves the tray's answer."""
     if announce is not None and without_tray is None:
         announce(_(ASKED_NOTE))
     unverified: list[str] = []
@@ -210,6 +217,9 @@ def request_change(
     except TrayRefused:
         if not unverified:
             raise
+    if answer is not None and not unverified and writable and apply_here_too and without_tray is not None:
+        with contextlib.suppress(CoworkError, OSError, sqlite3.Error), Journal(paths) as journal:
+            without_tray(journal)  # failing, the verified tray's answer stands
     if answer is not None and (not unverified or not writable):
         return answer
     assert without_tray is not None  # no tray, or an unverified one: only a tightening gets here

@@ -3,9 +3,12 @@
 `taskkill /T` walks parent process ids, so it misses a descendant whose parent already exited
 (`sleep 60 &` after its shell returned), and Wine's taskkill has no /T at all (found by the wine
 lane: a timed-out command ran on to its end). Every process bash starts joins bash's job unless it
-asks to break away, and TerminateJobObject ends them all. Closing the job leaves them running: a
-command that ends normally may leave a background job (a dev server) on purpose, as on POSIX.
-Windows only; ctypes, no extra dependency.
+asks to break away, and TerminateJobObject ends them all. A command that ends normally may leave a
+background job (a dev server) on purpose, as on POSIX: it runs on until a pause (`end_jobs`) or
+until this process exits. Each job is kill-on-close and only this process holds its handle, so
+what a command left ends with the tray (or the headless server) that ran it, as bubblewrap's
+--die-with-parent ends it on Linux (red team 13: a leftover of an earlier tray's command was in
+none of the next tray's jobs and passed for the user). Windows only; ctypes, no extra dependency.
 
 Race closed (issue 21): bash starts suspended (`CREATE_SUSPENDED`), joins the job, then resumes, so
 nothing it starts can run before it is in the job. The job forbids breakaway (no BREAKAWAY_OK).
@@ -32,10 +35,44 @@ PROCESS_SUSPEND_RESUME = 0x0800
 PROCESS_QUERY_INFORMATION = 0x0400
 PROCESS_QUERY_LIMITED_INFORMATION = 0x1000  # enough for IsProcessInJob on Windows, not under Wine
 JOB_OBJECT_BASIC_ACCOUNTING_INFORMATION = 1
+JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9
+JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x00002000
 CREATE_SUSPENDED = 0x00000004
 KILLED_EXIT_CODE = 1
 
 _API: Any = None
+
+
+def extended_limits(flags: int) -> Any:
+    """JOBOBJECT_EXTENDED_LIMIT_INFORMATION with `flags` as its LimitFlags, the rest zero (no limit)."""
+    import ctypes
+
+    class BasicLimits(ctypes.Structure):
+        _fields_ = [
+            ("PerProcessUserTimeLimit", ctypes.c_int64),
+            ("PerJobUserTimeLimit", ctypes.c_int64),
+            ("LimitFlags", ctypes.c_uint32),
+            ("MinimumWorkingSetSize", ctypes.c_size_t),
+            ("MaximumWorkingSetSize", ctypes.c_size_t),
+            ("ActiveProcessLimit", ctypes.c_uint32),
+            ("Affinity", ctypes.c_size_t),
+            ("PriorityClass", ctypes.c_uint32),
+            ("SchedulingClass", ctypes.c_uint32),
+        ]
+
+    class ExtendedLimits(ctypes.Structure):
+        _fields_ = [
+            ("BasicLimitInformation", BasicLimits),
+            ("IoInfo", ctypes.c_uint64 * 6),  # IO_COUNTERS
+            ("ProcessMemoryLimit", ctypes.c_size_t),
+            ("JobMemoryLimit", ctypes.c_size_t),
+            ("PeakProcessMemoryUsed", ctypes.c_size_t),
+            ("PeakJobMemoryUsed", ctypes.c_size_t),
+        ]
+
+    limits = ExtendedLimits()
+    limits.BasicLimitInformation.LimitFlags = flags
+    return limits
 
 
 def _api() -> Any:
@@ -62,6 +99,8 @@ def _api() -> Any:
             ctypes.POINTER(wintypes.DWORD),
         ]
         kernel32.QueryInformationJobObject.restype = wintypes.BOOL
+        kernel32.SetInformationJobObject.argtypes = [wintypes.HANDLE, ctypes.c_int, ctypes.c_void_p, wintypes.DWORD]
+        kernel32.SetInformationJobObject.restype = wintypes.BOOL
         ntdll = ctypes.WinDLL("ntdll")
         ntdll.NtResumeProcess.argtypes = [wintypes.HANDLE]
         ntdll.NtResumeProcess.restype = ctypes.c_long
@@ -85,6 +124,13 @@ class ProcessJob:
             self._handle = kernel32.CreateJobObjectW(None, None)
             if not self._handle:
                 raise ctypes.WinError(ctypes.get_last_error())
+            limits = extended_limits(JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE)
+            if not kernel32.SetInformationJobObject(
+                self._handle, JOB_OBJECT_EXTENDED_LIMIT_INFORMATION, ctypes.byref(limits), ctypes.sizeof(limits)
+            ):
+                # The job still ends the command's tree at a Stop or a pause; only what it leaves
+                # outlives this process. Said in the log, as a command run with no job is.
+                log.warning("job of process %s: no kill-on-close (%s)", pid, ctypes.WinError(ctypes.get_last_error()))
             if not kernel32.AssignProcessToJobObject(self._handle, process):
                 error = ctypes.get_last_error()
                 self._close_handle()
@@ -130,8 +176,9 @@ class ProcessJob:
         return int(counts[2])
 
     def close(self) -> None:
-        """The command ended: what still runs in the job runs on. Its handle is kept while something
-        does, so that in_any_job still tells those processes (see the module's docstring)."""
+        """The command ended: what still runs in the job runs on (till a pause, or this process's
+        exit: kill-on-close). Its handle is kept while something does, so that in_any_job still
+        tells those processes (see the module's docstring)."""
         with _LOCK:
             self._released = True
             _prune(self)
@@ -165,6 +212,25 @@ def peer_in_job(opened: bool, answers: list[bool | None]) -> bool:
 def _prune(job: ProcessJob) -> None:
     if not keeps_handle(job._released, job.active_processes() if job._released else None):
         job._close_handle()
+
+
+def end_jobs(*, running: bool = False) -> int:
+    """A pause: end what finished commands left running in their jobs (`cmd &`), as
+    start_files.end_lingering ends a lingering container on Linux (red team 13: a ticker left by a
+    finished command wrote on after the pause). With `running`, the running commands' jobs too (the
+    pause's backstop, when the loop that stops them gently, their output kept, is held up). How
+    many jobs were ended."""
+    with _LOCK:  # no handle is closed meanwhile
+        jobs = [job for job in _JOBS if running or job._released]
+        for job in jobs:
+            job.terminate()
+    return len(jobs)
+
+
+def left_behind() -> bool:
+    """Whether a finished command's job is still held: something it left may run (a pause ends it)."""
+    with _LOCK:
+        return any(job._released for job in _JOBS)
 
 
 def in_any_job(pid: int) -> bool:
