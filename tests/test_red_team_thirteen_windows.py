@@ -82,6 +82,11 @@ def test_rt13_a_job_left_by_a_command_of_an_earlier_tray_is_taken_for_the_user_b
     assert not quit_by_leftover, f"a job left by tray A's command quit tray B: {report}"
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (docs/security.md, What remains): a server or the CLI cannot tell a command's job from a "
+    "venv launcher's, so a look-alike a command starts passes for the tray on Windows while the tray runs",
+)
 def test_rt13_a_server_takes_a_tray_look_alike_inside_the_trays_job_for_the_tray(wine: WineEnv, display: str) -> None:
     """A command the tray runs leaves a Windows Python behind that writes `python.exe -m app tray` as
     its own command line (its PEB: any process may). From a process outside every job, as a `serve`

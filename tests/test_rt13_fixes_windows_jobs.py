@@ -18,12 +18,22 @@ from app.core.execution.windows_jobs import ProcessJob
 class FakeJob(ProcessJob):
     """A job as the tray holds it, without the OS: `released` once its command ended."""
 
-    def __init__(self, *, released: bool) -> None:  # no OS call
+    def __init__(self, *, released: bool, active: int = 1) -> None:  # no OS call
         self._released = released
+        self._handle = 1
+        self.active = active
         self.terminated = 0
 
     def terminate(self) -> None:
         self.terminated += 1
+        self.active = 0
+
+    def active_processes(self) -> int | None:
+        return self.active
+
+    def _close_handle(self) -> None:
+        windows_jobs._JOBS.discard(self)
+        self._handle = None
 
 
 @pytest.fixture
@@ -60,6 +70,17 @@ def test_a_finished_commands_held_job_counts_as_left_behind(monkeypatch: pytest.
     assert not windows_jobs.left_behind()
     monkeypatch.setattr(windows_jobs, "_JOBS", {FakeJob(released=False), FakeJob(released=True)})
     assert windows_jobs.left_behind()
+
+
+def test_a_finished_commands_job_whose_processes_all_ended_is_let_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A headless server asks no in_any_job, which was the only place ended jobs were let go: their
+    handles stayed, and left_behind kept its pause watch awake for ever (a review)."""
+    gone, lingering = FakeJob(released=True, active=0), FakeJob(released=True)
+    monkeypatch.setattr(windows_jobs, "_JOBS", {gone, lingering})
+    assert windows_jobs.left_behind()
+    assert list(windows_jobs._JOBS) == [lingering]
+    windows_jobs.end_jobs()
+    assert not windows_jobs.left_behind() and not windows_jobs._JOBS
 
 
 def test_with_no_job_a_pause_ends_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -80,26 +80,14 @@ def set_pause(paused: bool) -> int:
 
 def run_stop(args: argparse.Namespace) -> int:
     def without_tray(journal: Journal) -> str:
-        # Also run after the tray answered (apply_here_too): the person's stop it wrote is not written
-        # again, which it would report as another program's change.
-        if not _person_stop_asked(journal, args.command_id) and not journal.request_stop(args.command_id):
+        if not journal.request_stop(args.command_id):
             raise UsageError(_("Command #{id} is not running (see `cowork-terminal log`).").format(id=args.command_id))
         return _("Asked the server running command #{id} to stop it.").format(id=args.command_id)
 
-    print(
-        request_change(
-            AppPaths.from_environment(), "stop", without_tray=without_tray, apply_here_too=True, id=args.command_id
-        )
-    )
+    # Not written here after the tray answered, as a pause is: the tray's record of whose stop it was
+    # (the person's, or an agent's from inside a container) and of a held command's denial stands.
+    print(request_change(AppPaths.from_environment(), "stop", without_tray=without_tray, id=args.command_id))
     return 0
-
-
-def _person_stop_asked(journal: Journal, command_id: int) -> bool:
-    """Whether a person's stop is already asked of this command, still running or held."""
-    record = journal.get_command(command_id)
-    if record is None or record.stop_requested_at is None or not record.status.is_active:
-        return False
-    return command_id not in journal.stops_by_agents([command_id])
 
 
 def open_for_reading(paths: AppPaths | None = None) -> Journal:

@@ -105,7 +105,7 @@ class Listener:
 
             connection = self._pipe.accept()
             pid = windows_pipe.peer_pid(connection, we_are_server=True)
-            peer = _windows_peer(pid, listening=True)
+            peer = _windows_peer(pid)
             return Accepted(Channel(connection, tray_end=True), peer)
         assert self._sock is not None
         sock, _ = self._sock.accept()
@@ -151,27 +151,21 @@ def connect(address: Address, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[Cha
     return _channel_of(sock, tray_end=False), peer
 
 
-def _windows_peer(pid: int, *, listening: bool = False) -> PeerFacts:  # pragma: no cover - Windows only (Wine)
+def _windows_peer(pid: int) -> PeerFacts:  # pragma: no cover - Windows only (tested under Wine)
     """The OS's facts about a pipe peer; its arguments too, which a source install's check needs
     (without them every python.exe peer was refused: found by the wine lane's `tray --quit`).
-
-    `in_command_job`: the tray (`listening`) asks about its own command jobs. A server or the CLI
-    has none of the tray's jobs (red team 13: a look-alike a command left passed for the tray), so
-    for the process at the tray's address it asks the OS whether that process runs in a job this
-    process is not in: a command's leftover always does; the user's tray only where its launcher
-    keeps one, which an asker started there shares (docs/security.md, "Who is who")."""
+    `in_command_job` is asked of this process's own command jobs: only the tray has any, so a server
+    or the CLI cannot tell a look-alike a command started from the tray (docs/security.md, "What
+    remains": a process "in a job we are not in" is also every tray a venv's launcher started)."""
     from app.core.channel import windows_pipe
     from app.core.execution import windows_jobs
 
-    in_job = windows_jobs.in_any_job(pid)
-    if not listening:
-        in_job = in_job or windows_pipe.process_in_job_not_ours(pid)
     return PeerFacts(
         pid,
         windows_pipe.process_user_sid(pid),
         windows_pipe.process_image(pid),
         windows_pipe.process_command_line(pid) or (),
-        in_command_job=in_job,
+        in_command_job=windows_jobs.in_any_job(pid),
     )
 
 

@@ -64,8 +64,6 @@ ERROR_NO_DATA = 232
 ERROR_PIPE_CONNECTED = 535
 ERROR_OPERATION_ABORTED = 995
 WAIT_TIMEOUT = 0x102
-JOB_OBJECT_BASIC_PROCESS_ID_LIST = 3
-JOB_PIDS_ASKED = 512  # process ids room at the first ask; the job's own count sizes a second one
 INFINITE = 0xFFFFFFFF
 
 
@@ -124,16 +122,6 @@ def _api() -> Any:
             ctypes.POINTER(wintypes.DWORD),
         ]
         advapi32.ConvertSidToStringSidW.argtypes = [ctypes.c_void_p, ctypes.POINTER(wintypes.LPWSTR)]
-        kernel32.IsProcessInJob.argtypes = [wintypes.HANDLE, wintypes.HANDLE, ctypes.POINTER(wintypes.BOOL)]
-        kernel32.IsProcessInJob.restype = wintypes.BOOL
-        kernel32.QueryInformationJobObject.argtypes = [
-            wintypes.HANDLE,
-            ctypes.c_int,
-            ctypes.c_void_p,
-            wintypes.DWORD,
-            ctypes.POINTER(wintypes.DWORD),
-        ]
-        kernel32.QueryInformationJobObject.restype = wintypes.BOOL
         advapi32.ConvertStringSecurityDescriptorToSecurityDescriptorW.argtypes = [
             wintypes.LPCWSTR,
             wintypes.DWORD,
@@ -318,66 +306,6 @@ def _command_line_from_peb(pid: int) -> str | None:
         return None if text is None else text.decode("utf-16-le", errors="replace")
     finally:
         kernel32.CloseHandle(process)
-
-
-def in_job_not_ours(peer_in_job: bool | None, own_in_job: bool | None, peer_in_own_job: bool | None) -> bool:
-    """Whether a process at the tray's address counts as inside a job we are not in (a command's, as
-    the tray's command jobs are: red team 13 found a look-alike left by a command passing for the
-    tray). Each fact is None when its call failed, which counts as inside: under Wine a limited
-    handle makes IsProcessInJob fail and leave "not in a job" in its out value. A peer in our own job
-    (a launcher that keeps all it starts in one, the tray and this process alike) is not refused."""
-    if peer_in_job is False:
-        return False
-    if peer_in_job is None or not own_in_job:
-        return True
-    return peer_in_own_job is not True
-
-
-def process_in_job_not_ours(pid: int) -> bool:
-    """in_job_not_ours with the OS's answers about `pid` and this process (Windows only)."""
-    _ctypes, _wintypes, kernel32, _advapi32 = _api()
-    process = kernel32.OpenProcess(PROCESS_QUERY_INFORMATION, False, pid) or kernel32.OpenProcess(
-        PROCESS_QUERY_LIMITED_INFORMATION, False, pid
-    )
-    if not process:
-        return in_job_not_ours(None, None, None)
-    try:
-        peer = _in_some_job(process)
-    finally:
-        kernel32.CloseHandle(process)
-    if peer is not True:
-        return in_job_not_ours(peer, None, None)
-    own = _in_some_job(kernel32.GetCurrentProcess())
-    listed = _own_job_pids() if own else None
-    return in_job_not_ours(peer, own, None if listed is None else pid in listed)
-
-
-def _in_some_job(process: int) -> bool | None:
-    """IsProcessInJob(process, NULL): in any job at all; None when the call failed."""
-    ctypes, wintypes, kernel32, _advapi32 = _api()
-    inside = wintypes.BOOL(False)
-    if not kernel32.IsProcessInJob(process, None, ctypes.byref(inside)):
-        return None
-    return bool(inside.value)
-
-
-def _own_job_pids() -> set[int] | None:
-    """The process ids in this process's job and the jobs nested in it (QueryInformationJobObject
-    with no handle asks about the caller's own); None when the OS will not say."""
-    ctypes, _wintypes, kernel32, _advapi32 = _api()
-    room = JOB_PIDS_ASKED
-    for _attempt in range(3):  # processes may join between the count and the list
-        buffer = (ctypes.c_size_t * (room + 1))()  # two DWORD counts, then ULONG_PTR ids
-        done = kernel32.QueryInformationJobObject(
-            None, JOB_OBJECT_BASIC_PROCESS_ID_LIST, buffer, ctypes.sizeof(buffer), None
-        )
-        assigned, listed = (ctypes.c_uint32 * 2).from_buffer(buffer)
-        if done and listed >= assigned:
-            return {int(buffer[1 + i]) for i in range(min(listed, room))}
-        if assigned <= listed:  # failed for another reason than room (ERROR_MORE_DATA)
-            return None
-        room = int(assigned) + 16
-    return None
 
 
 def peer_pid(conn: PipeConnection, *, we_are_server: bool) -> int:

@@ -1364,7 +1364,8 @@ def for_paths(paths: AppPaths, *, in_tray: bool = False) -> Container:
     if found.state == SLOW:  # not kept: the next command probes again
         container_for.cache_clear()
         return found
-    if found.on and found.protected.folders_changed():  # prepared anew: a spare or session of the old one ends
+    # Prepared anew: a spare or session of the old one ends; macOS's profile names the new links too.
+    if (found.on or found.state == SEATBELT) and found.protected.folders_changed():
         container_for.cache_clear()
         found = container_for(folders, locks, shown)
     if not found.on:

@@ -224,12 +224,16 @@ def end_jobs(*, running: bool = False) -> int:
         jobs = [job for job in _JOBS if running or job._released]
         for job in jobs:
             job.terminate()
+        for job in list(_JOBS):  # a headless server asks no in_any_job: ended jobs are let go here
+            _prune(job)
     return len(jobs)
 
 
 def left_behind() -> bool:
     """Whether a finished command's job is still held: something it left may run (a pause ends it)."""
     with _LOCK:
+        for job in list(_JOBS):  # one whose last process ended is let go (else true for ever)
+            _prune(job)
         return any(job._released for job in _JOBS)
 
 
