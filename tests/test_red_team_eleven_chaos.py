@@ -71,7 +71,11 @@ async def test_a_call_sent_while_the_tray_is_stopped_is_said_not_taken_then_runs
                     tray.send_signal(signal.SIGCONT)
             finally:
                 tray.send_signal(signal.SIGCONT)
-            rows = rows_with(paths, str(target))
+            # The tray records the end as it sends the result: read once it has (a loaded machine
+            # read the row still running as the answer arrived).
+            deadline = time.monotonic() + STOP_DEADLINE_S
+            while (rows := rows_with(paths, str(target))) and rows[-1][1] == "running" and time.monotonic() < deadline:
+                await anyio.sleep(0.05)
     said = json.dumps(answer)
     # Now: the call waits for the stalled tray and gets the command's own result, once.
     assert answer.get("exitCode") == 0, f"told {said!r} (journal rows {rows})"
