@@ -108,6 +108,8 @@ _BRACE_LIST = re.compile(r"\{([^{},\s]*(?:,[^{},\s]*)+)\}")  # `{rm,-rf,DIR}` be
 # Names of programs that are everyday subcommands of others (`ruff format .`, `dart format .`): never
 # taken for the program (Windows' disk `format`) when a program no rule knows is given them.
 _SUBCOMMAND_WORDS = frozenset({"format"})
+# Where bash's word before a redirection starts (`touching_descriptor`): a blank or an operator
+_WORD_BOUNDARY = frozenset(bytes([c]) for c in b" \t\n;&|()") | {b""}
 _REPEATED = frozenset({"for_statement", "c_style_for_statement", "while_statement", "function_definition"})
 _SUBSHELLS = frozenset({"subshell", "command_substitution", "process_substitution"})  # run in a process of their own
 _ENDLESS = {"while": frozenset({":", "true"}), "until": frozenset({"false"})}  # conditions that never end a loop
@@ -469,6 +471,11 @@ class _Analyzer:
         # on a pipe, the terminal or nothing; one not here may be on any file. "?": a `{fd}<x`'s.
         self.descriptors: dict[str, _Word | None] = {"1": None, "2": None}
         self.open_now = self.descriptors  # the simple command's own, as it runs (`write_through`)
+        # Functions this command line defines (shared with its nested texts): a call runs code judged
+        # where it was defined, with the descriptors open at the call (`may_write_descriptors`)
+        self.functions: set[str] = set()
+        # Redirections tree-sitter put on a list or pipeline, for its last command (`redirected`)
+        self.trailing: dict[int, tuple[list[Node], list[Node]]] = {}
         # `source() { ...; }; source ~/.bashrc`: a `source` the command defines is not bash's (a review)
         self.own_source = _DEFINES_SOURCE.search(text) is not None
         self.here = nesting == 0  # runs in the shell the command is given to, not a process of its own
@@ -522,6 +529,10 @@ class _Analyzer:
         nested.start = self.start
         nested.here = self.here and self.same_shell
         nested.subshells = self.subshells
+        # `bash -c 'echo x >>/dev/stdout' 1<~/.bashrc`: it runs with the descriptors its command opened
+        # (a review, 2026-12-06: judged safe, as if 1 and 2 were the terminal)
+        nested.descriptors = nested.open_now = dict(self.open_now)
+        nested.functions = self.functions
         nested.run()
 
     def too_large(self) -> None:
@@ -586,6 +597,9 @@ class _Analyzer:
                 self.arithmetic_assignment(node)  # `: $((PATH=1))`, `(( PATH=1 ))`
             if kind == "function_definition":
                 self.lasts("defines a function")
+                defined = node.child_by_field_name("name")
+                if defined is not None:
+                    self.functions.add(self.node_text(defined))
             if kind in ("function_definition", "while_statement") and _starts_without_end(node, self.node_text):
                 self.add(D, "starts background jobs without end (a fork bomb): bound the loop or `wait` for its jobs",
                          N_("Starts programs without end, until the computer stops answering"),
@@ -738,11 +752,17 @@ class _Analyzer:
     def pipeline(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
         previous: Node | None = None
         fed = stdin
+        kept = self.descriptors
         for child in node.children:
             if child.type in ("|", "|&"):
                 fed = self.pipe_source(previous)
+                # its descriptor 0 is the pipe (`printf x | tee /dev/stdin` writes no file)
+                kept, self.descriptors = self.descriptors, {**self.descriptors, "0": None}
                 continue
+            piped = self.descriptors
             self.walk(child, fed, depth + 1)
+            if self.descriptors is piped and piped is not kept:
+                self.descriptors = kept  # an `exec` in it keeps what it opened (as if it lasted)
             previous = child
 
     def pipe_source(self, previous: Node | None) -> _Stdin:
@@ -780,21 +800,65 @@ class _Analyzer:
                     if not (d.type == "number" and d.end_byte in starts)
                 )
         fed = self.redirect_stdin(redirects) or stdin
+        # `true && exec 3<x`, `printf x | tee /dev/stdin <f`, `! exec 3<x`: tree-sitter puts the
+        # redirections on the whole list or pipeline; bash gives them to its last command (a review,
+        # 2026-12-06: the `exec` was judged safe and not lasting)
+        last = self.last_command(body)
         if body is not None and body.type == "command":
             self.command(body, fed, depth + 1, extra=extra, outer_redirects=redirects)
+        elif body is not None and last is not None:
+            self.trailing[last.id] = (redirects, extra)
+            try:
+                self.walk(body, stdin, depth + 1)
+            finally:
+                self.trailing.pop(last.id, None)
         else:
             if body is not None:  # `{ echo x >/dev/fd/3; } 3<~/.bashrc`: its commands have them open
-                kept, self.descriptors = self.descriptors, self.descriptors_after(redirects, self.descriptors)
+                kept = self.descriptors
+                self.descriptors = inside = self.descriptors_after(redirects, self.descriptors)
                 try:
                     self.walk(body, fed, depth + 1)
-                finally:
-                    self.descriptors = kept
+                finally:  # an `exec` in it (`{ exec 4<x; } 3<y`) keeps what it opened, and these too
+                    if self.descriptors is inside:
+                        self.descriptors = kept
             if extra:  # tree-sitter puts `>f a b` words in the redirect; bash would run `a b`
                 self.argv(self.group_words(extra), fed, bulk=False, depth=depth)
             self.check_redirects(redirects)
         for r in node.children:
             if body is None or r.id != body.id:  # py-tree-sitter makes a new Node object on each access
                 self.walk(r, None, depth + 1)
+
+    def last_command(self, node: Node | None) -> Node | None:
+        """The simple command a list, pipeline or `!` ends with (`a && b | c` -> c), if it is one."""
+        while node is not None and node.type in ("list", "pipeline", "negated_command"):
+            named = [c for c in node.children if c.is_named and c.type != "comment"]
+            node = named[-1] if named else None
+        return node if node is not None and node.type == "command" else None
+
+    @staticmethod
+    def exec_alone(words: list[_Word]) -> int | None:
+        """How many of `words` are the `exec` (with `builtin`, `command`, `time` before it, and its
+        options: `-c`, `-l`, `-a NAME`, `--`) when it runs no program, so that its redirections last in
+        the shell; None when it runs one or is no `exec`. A `{fd}` word is a redirection's, misread."""
+        values = [w.value for w in words]
+        k = 0
+        while k < len(values) and values[k] in ("builtin", "command", "time"):
+            k += 1
+            while k < len(values) and values[k] in ("-p", "--"):  # `command -p exec`, `time -p exec`
+                k += 1
+        if values[k : k + 1] != ["exec"]:
+            return None
+        k += 1
+        while k < len(values) and (values[k] or "").startswith("-") and values[k] != "-":
+            option = values[k] or ""
+            k += 1
+            if option == "--":
+                break
+            if re.fullmatch(r"-[^-]*a", option):  # `-a NAME`, `-ca NAME` (`-aNAME` holds its own)
+                k += 1
+        if all(re.fullmatch(r"\{[A-Za-z_]\w*\}", v or "") for v in values[k:]):
+            return min(k, len(values))
+        return None
 
     def collect_redirects(self, node: Node) -> list[Node]:
         found: list[Node] = []
@@ -838,7 +902,9 @@ class _Analyzer:
     def into_stdin(self, r: Node) -> bool:
         """Whether a redirection sets standard input (`<&3`, `0<&3`; not `5<&3`)."""
         descriptor = r.child_by_field_name("descriptor")
-        return descriptor is None or self.node_text(descriptor) == "0"
+        if descriptor is None:
+            return self.touching_descriptor(r) in (None, "0")
+        return self.node_text(descriptor) == "0"
 
     def redirect_operator(self, r: Node) -> str:
         for c in r.children:
@@ -852,9 +918,25 @@ class _Analyzer:
         descriptor = r.child_by_field_name("descriptor")
         if descriptor is not None:
             return self.node_text(descriptor)
-        if re.search(rb"\{[A-Za-z_]\w*\}$", self.src[max(0, r.start_byte - 64) : r.start_byte]):
-            return "?"  # the parser reads `exec {fd}<x` as the word `{fd}` and `<x`
+        touching = self.touching_descriptor(r)
+        if touching is not None:
+            return touching
         return "0" if op.startswith("<") else None if op.startswith("&") else "1"
+
+    def touching_descriptor(self, r: Node) -> str | None:
+        """The descriptor a whole word right before a redirection, with no blank between, names when
+        tree-sitter left it out of it: a number (`exec 0<x` is read as the argument `0` and `<x`: a
+        review, 2026-12-06), or `?` for `{fd}` (`exec {fd}<x`; not `W${x}<x`, whose word only ends
+        in `{x}` and reads from the file on 0)."""
+        if r.type != "file_redirect" or r.child_by_field_name("descriptor") is not None:
+            return None
+        start = r.start_byte
+        while start > 0 and self.src[start - 1 : start] not in _WORD_BOUNDARY:
+            start -= 1
+        before = self.src[start : r.start_byte]
+        if re.fullmatch(rb"\d+", before):
+            return before.decode()
+        return "?" if re.fullmatch(rb"\{[A-Za-z_]\w*\}", before) else None
 
     def descriptors_after(self, redirects: list[Node], fds: dict[str, _Word | None]) -> dict[str, _Word | None]:
         """The descriptors `fds` once `redirects` are made, left to right as bash makes them."""
@@ -1305,9 +1387,14 @@ class _Analyzer:
     def command(
         self, node: Node, stdin: _Stdin | None, depth: int, extra: list[Node], outer_redirects: list[Node]
     ) -> None:
-        own = self.collect_redirects(node)
+        routed, routed_extra = self.trailing.pop(node.id, ([], []))  # the list's, given to its last command
+        own = self.collect_redirects(node) + routed
         redirects = own + outer_redirects
-        words = self.command_words(node, extra)
+        extra = [*extra, *routed_extra]
+        # `exec 0<x`: tree-sitter's argument `0` is the redirection's descriptor, no word of the command
+        numbers = {r.start_byte for r in redirects if (self.touching_descriptor(r) or "?").isdigit()}
+        nodes = [n for n in self.command_nodes(node) if not (n.type == "number" and n.end_byte in numbers)]
+        words = self.group_words(nodes + list(extra))
         if self.splits_at_newline(node) or self.misread_keyword(words):
             self.add(D, "cannot tell what runs: the command does not parse as bash")
         words = words[:1] + [w for word in words[1:] for w in self.brace_words(word)]
@@ -1319,13 +1406,12 @@ class _Analyzer:
             if child.type == "variable_assignment":
                 self.assignment(child)
         self.keyword_assignments(words[1:])
-        # `exec 3<~/.bashrc`, `exec {fd}<x`: the shell keeps what it opens for the commands after it
-        head = 2 if [w.value for w in words[:1]] in (["builtin"], ["command"]) else 1
-        alone = [w.value for w in words[head - 1 : head]] == ["exec"] and all(
-            re.fullmatch(r"\{[A-Za-z_]\w*\}", w.value or "") for w in words[head:]
-        )
+        # `exec 3<~/.bashrc`, `exec {fd}<x`, `exec -a x 3<x`: the shell keeps what it opens for the
+        # commands after it
+        head = self.exec_alone(words)
+        alone = head is not None
         fds = self.check_redirects(redirects, lasting=alone)
-        if alone:
+        if head is not None:
             self.descriptors, words = fds, words[:head]
         kept, self.open_now = self.open_now, fds
         try:
@@ -1671,6 +1757,10 @@ class _Analyzer:
                 plain = _COMPRESSED.sub("", a.pattern)
                 if plain != a.pattern:
                     self.note_written(_Word(a.value and _COMPRESSED.sub("", a.value), a.source, plain, a.glob))
+        read_here = set(self.report.scripts[read_from:])
+        # a shell's code is judged with its descriptors (`sub_script`); another's inline code may open any
+        if rule is None or read_here or name in self.functions or (is_interpreter(name) and name not in _SHELLS):
+            self.may_write_descriptors(read_here)
         if bulk and self.report.top(start) is S and name not in _SAFE:
             self.add(M, "{name} via xargs or find", name=name)
         if name in _WRITERS:
@@ -1682,6 +1772,17 @@ class _Analyzer:
         for a in words:
             if a is not sourced:  # names_protected: a file sourced is only read (`source ~/.bashrc && nvm use`)
                 self.check_word(a)
+
+    def may_write_descriptors(self, read_here: set[str]) -> None:
+        """A program, script or function run with a descriptor open on a file may write that file by
+        opening /dev/fd/N (`./tool 3<~/.bashrc`, `f 1<~/.bashrc`: a review, 2026-12-06), as far as
+        names_protected tells; the script it reads from one (`bash < setup.sh`) is only read."""
+        for file in self.open_now.values():
+            if file is None or self.descriptor_file(file) is not None or _HARMLESS_DEVICES.match(file.value or ""):
+                continue
+            if file.value is not None and script_path(self.cwd, file.value) in read_here:
+                continue
+            self.note_written(_as_file(file))
 
     def note_landed(self, args: list[_Word], targets: list[_Word]) -> None:
         """cp, mv, install or ln into a folder: each file lands there under its own name (`cp notes.md
