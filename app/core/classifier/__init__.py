@@ -179,8 +179,11 @@ def names_protected(command: str, paths: Sequence[str], *, cwd: str | None = Non
 
 def writes_into(command: str, folders: Sequence[str], *, cwd: str | None = None) -> bool:
     """Whether `command` may write, remove or re-permission a file in one of `folders`, read as
-    `names_protected` reads writes but without its holding any mention: a program's venv, whose
-    `python` commands name to run it, and whose site-packages a `.pth` written there reaches."""
+    `names_protected` reads writes but without its holding any mention, and only what it surely
+    writes, removes or moves (`report.surely_written`, `changed`), or anything in a folder (`find DIR
+    -delete`), not every operand (`cp <venv>/x.pth /tmp/x`, `sed -n 1p <venv>/x.py`, `ln -s <base>/bin/python3
+    py` read it): a program's venv, whose `python` commands name to run it, and whose site-packages a
+    `.pth` written there reaches; our outputs folder, whose files a model is told to read."""
     return bool(folders) and _reaches(command, folders, cwd=cwd, bare=False, any_mention=False)
 
 
@@ -195,7 +198,11 @@ def _reaches(command: str, paths: Sequence[str], *, cwd: str | None, bare: bool,
         return True
     if any_mention and any(f.reason == TOUCHES_APP_DATA or HOLDS_APP_DATA in f.reason for f in report.findings):
         return True
-    changed = [*(p for p, _script in report.written), *report.changed]
+    if any_mention:
+        changed = [*(p for p, _script in report.written), *report.changed]
+    else:  # writes only: not cp's, ln's or sed's sources (`cp <venv>/x.pth /tmp/x`), but a folder's (`find -delete`)
+        folders = (p for p, _script in report.written if p.endswith("/*"))
+        changed = [*report.surely_written, *folders, *report.changed]
     return any(protected.written_into(p, by_name=p in report.landed) for p in changed)
 
 

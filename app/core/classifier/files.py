@@ -365,6 +365,7 @@ def cmd_mv(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
     operands = _operands(args, frozenset({"-t", "--target-directory", "-S", "--suffix"}))
     targeted = any(a.value == "-t" or (a.value or "").startswith("--target-directory") for a in args)
     sources = operands if targeted or len(operands) < 2 else operands[:-1]
+    note_changed(ctx, sources)  # gone from where they were (writes_into: `mv <venv>/site.py /tmp`)
     # A word only bash knows is left to the container (`mv "$f" old/` in a loop): a move is undone by another.
     broad = [s for s in sources if s.pattern.strip("*") and is_broad(ctx, s)]
     if broad:  # `mv ~ /tmp/x`, `mv /usr /old`: the session or the system loses its folder
@@ -660,8 +661,15 @@ _SPLIT_VALUES = _names(
     "-a -b -C -l -n -t -f --suffix-length --bytes --line-bytes --lines --number --separator --additional-suffix"
     " --filter --prefix --suffix-format --digits"
 )
-# gzip's and xz's `-S SUFFIX`: the name a file loses or is given (`gzip -d -S x ~/.bashrcx`, a red team)
-_SUFFIXED = _names("gzip gunzip xz unxz lzma unlzma")
+# gzip's and xz's `-S SUFFIX`: the name a file loses or is given (`gzip -d -S x ~/.bashrcx`, a red team);
+# and decompressors no other rule knows, whose files lose their own suffix (`lzip -d ~/.bashrc.lz`)
+_SUFFIXED = _names("gzip gunzip xz unxz lzma unlzma pigz unpigz lzip plzip clzip lunzip brotli unbrotli lzop")
+_GZIP_LIKE = frozenset({"gzip", "gunzip", "pigz", "unpigz"})
+_UNPACKERS = frozenset({"gunzip", "unxz", "unlzma", "unpigz", "lunzip", "unbrotli"})
+# Their own suffixes, for the decompressors analyzer._DECOMPRESSORS does not know (a review, 2026-12-06)
+_OWN_SUFFIXES = {"pigz": (".gz", ".z", ".zz"), "lzip": (".lz",), "brotli": (".br",), "lzop": (".lzo",)}
+_OWN_SUFFIXES.update({"unpigz": _OWN_SUFFIXES["pigz"], "plzip": (".lz",), "clzip": (".lz",), "lunzip": (".lz",)})
+_OWN_SUFFIXES["unbrotli"] = (".br",)
 NAMED_ELSEWHERE = (
     LANDS_BY_NAME | _SUFFIXED | _names("curl wget git rename prename perl-rename split csplit sed perl patch")
 )
@@ -768,12 +776,16 @@ def _suffixed(ctx: Analysis, name: str, args: list[_Word]) -> None:
     flags, longs = _cluster_flags(args, _XZ_VALUES), _long_flags(args)
     if {"c", "t", "l"} & flags or {"--stdout", "--to-stdout", "--test", "--list"} & longs:
         return  # to its output, or only read
-    unpacks = name in ("gunzip", "unxz", "unlzma") or "d" in flags or bool({"--decompress", "--uncompress"} & longs)
+    # GNU's prefixes of the long options too (`gzip --suffi=x --decomp`: a review, 2026-12-06)
+    decompress = any(_prefix_of(v, ("--decompress", "--uncompress"), 3) for v in longs)
+    unpacks = name in _UNPACKERS or "d" in flags or decompress
     unpacks = unpacks and "z" not in flags and "--compress" not in longs
     given = [w for _o, w in option_values(args, ["-S", "--suffix"], _XZ_VALUES)]
-    suffixes: list[str | None] = [w.value for w in given]
-    if unpacks and name in ("gzip", "gunzip"):
+    suffixes: list[str | None] = [w.value for w in given] + _suffix_prefixed(args)
+    if unpacks and name in _GZIP_LIKE:
         suffixes += _GZIP_SUFFIXES
+    if unpacks:
+        suffixes += _OWN_SUFFIXES.get(name, ())
     if not suffixes:
         return
     for w in _operands(args, _SUFFIXED_VALUES):
@@ -790,6 +802,28 @@ def _suffixed(ctx: Analysis, name: str, args: list[_Word]) -> None:
                         ctx.note_written(_Word(None, w.source, cut, True))
             elif suffix and w.pattern.endswith(suffix) and w.pattern != suffix:
                 ctx.note_written(_Word(None, w.source, w.pattern[: -len(suffix)], True), writes=w.value is not None)
+
+
+def _prefix_of(given: str, options: tuple[str, ...], shortest: int) -> bool:
+    """Whether a long option given is one of `options` or a prefix of one GNU's getopt takes for it."""
+    return len(given) >= shortest and any(option.startswith(given) for option in options)
+
+
+def _suffix_prefixed(args: list[_Word]) -> list[str | None]:
+    """The values of `--suffix` given by a shorter prefix (`--suffi=x`, `--suf x`), which
+    option_values does not read: None where an expansion decides."""
+    values: list[str | None] = []
+    for k, a in enumerate(args):
+        if a.value == "--":
+            break
+        given = (a.value if a.value is not None else a.pattern).split("=", 1)
+        if given[0] == "--suffix" or not _prefix_of(given[0], ("--suffix",), 4):
+            continue
+        if len(given) > 1:
+            values.append(given[1] if a.value is not None else None)
+        elif k + 1 < len(args):
+            values.append(args[k + 1].value)
+    return values
 
 
 # One-letter flags that take nothing may come before `i` (`sed -nirc`, `perl -pirc`): not `-Ilib`, `-Mstrict`.

@@ -283,11 +283,23 @@ _CLAUDE_VALUES = frozenset({"--model", "--settings", "--mcp-config", "--add-dir"
                             "--output-format", "--input-format", "--fallback-model", "--session-id", "--agent",
                             "--agents", "--append-system-prompt", "--system-prompt", "--setting-sources",
                             "--allowedTools", "--allowed-tools", "--disallowedTools",
-                            "--disallowed-tools"})  # fmt: skip
+                            "--disallowed-tools", "-d", "--debug", "-r", "--resume", "--max-turns",
+                            "--permission-prompt-tool", "--json-schema", "--max-budget-usd", "--tools",
+                            "--betas", "--debug-file", "--mcp-debug", "--append-system-prompt-file",
+                            "--system-prompt-file"})  # fmt: skip
+# ... whose value is optional (`-d`, `-r`) or may be several words (`--add-dir a b`): the subcommand
+# is looked for among the first operands too (a review, 2026-12-06: `claude -d api plugin install x`).
+_CLAUDE_SUBCOMMANDS = ("plugin", "plugins", "mcp")
 
 
 def cmd_claude(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     operands = _operands(args, _CLAUDE_VALUES)
+    if [a.value for a in operands[:1]] not in (["config"], *([sub] for sub in _CLAUDE_SUBCOMMANDS)):
+        for given in (operands, _operands(args)):  # `claude -d plugin install x`: -d without its value
+            start = next((k for k, a in enumerate(given[:3]) if a.value in _CLAUDE_SUBCOMMANDS), None)
+            if start is not None:
+                operands = given[start:]
+                break
     words = [a.value for a in operands][:2]
     if len(words) == 2 and words[1] in _CLAUDE_SETTINGS.get(words[0] or "", ()):
         ctx.add(M, "writes to {source}", source="~/.claude.json")

@@ -248,6 +248,8 @@ def cmd_shopt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
             posix = posix or "o" in v
         elif sets and posix and _may_name(v, "keyword"):
             ctx.report.keyword_mode()
+        elif sets and not posix and _may_name(v, "cdable_vars"):  # `cd NAME` may then be `cd $NAME`
+            ctx.report.cdpath, ctx.report.cdpaths = True, [ANYWHERE]
         if changes and not posix and not v.startswith("-") and v not in _HARMLESS_SHOPT:  # `-o`: set's options
             ctx.lasts(f"sets the shell option {v}")
         if sets and not v.startswith("-") and (_may_name(v, "expand_aliases") or (posix and _may_name(v, "posix"))):
@@ -519,10 +521,16 @@ def _lost_into(ctx: Analysis, word: _Word, target: str | None, relative: bool) -
         return None
     if target is None and ("*" in word.pattern or word.glob):
         pattern = word.pattern.replace("\\", "/")
+        if not re.search(r"[$`]", word.source):  # globs alone: bash's dotglob off (`cd ~/*/` is no ~/.config)
+            pattern = "/".join(_NO_DOT.sub(lambda m: "[!.]" + m[0].replace("?", ""), p) for p in pattern.split("/"))
         if not re.match(r"^/|^[A-Za-z]:/|^\*", pattern):
             pattern = posixpath.join(ctx.cwd if ctx.cwd is not None else "*", pattern)
         places = [pattern]
     elif relative and target is not None and ctx.report.cdpath and target.split("/")[0] not in (".", ".."):
+        if ANYWHERE in ctx.report.cdpaths:  # any member: two stand for all, each relative name written is in them
+            # as patterns (`/home/ann/.bashr[c]`): a name only read there is no member's (written_into)
+            some = [f"{m[:-1]}[{m[-1]}]" if m[-1].isalnum() else m for m in sorted(ctx.protected.named)[:2]]
+            return "{" + ",".join(some * (3 - len(some))) + "}" if some else None
         places = [posixpath.join(folder, target.replace("\\", "/")) for folder in ctx.report.cdpaths]
     else:
         return None
@@ -532,12 +540,22 @@ def _lost_into(ctx: Analysis, word: _Word, target: str | None, relative: bool) -
     return found[0] if found else None
 
 
+# A glob's part that does not start with a dot: matches no name that does (bash's dotglob off).
+_NO_DOT = re.compile(r"^(?:\*|\?)")
+# In report.cdpaths: `cd NAME` may lead to any folder (a CDPATH an expansion makes, `shopt -s
+# cdable_vars`: `cd HOME` is `cd $HOME`). CDPATH from the user's own environment is not seen here.
+ANYWHERE = "*"
+
+
 def cdpath_folders(ctx: Analysis, value: _Word) -> list[str]:
     """CDPATH's folders, as patterns: `~` at the start of each is the home folder (bash expands it
-    after each `:` of an assignment), a drive's `C:` stays with its path."""
+    after each `:` of an assignment), a drive's `C:` stays with its path; `ANYWHERE` alone where an
+    expansion makes one (`CDPATH=$C`, `CDPATH=$(echo ~/.config)`: a review, 2026-12-06)."""
     folders = []
     for folder in re.findall(r"(?:[A-Za-z]:(?=[/\\]))?[^:]+", value.pattern):
         folder = folder.replace("\\", "/")
+        if "*" in folder:
+            return [ANYWHERE]
         if folder == "~" or folder.startswith("~/"):
             folder = ctx.home + folder[1:]
         if not re.match(r"^/|^[A-Za-z]:/|^\*", folder):
@@ -587,7 +605,7 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
     if value.literal is not None and value.literal.isidentifier():
         ctx.report.forget(value.literal)  # `declare -n r=depth`: setting r sets depth
     ctx.report.cdpath = ctx.report.cdpath or base == "CDPATH"  # `export CD''PATH=...`: `cd NAME` may lead elsewhere
-    if base == "CDPATH":
+    if base == "CDPATH" and ANYWHERE not in ctx.report.cdpaths:  # cdable_vars, once set, stays
         ctx.report.cdpaths = cdpath_folders(ctx, value)
     if base == "SHELLOPTS" and (value.literal is None or "keyword" in value.literal):
         ctx.report.keyword_mode()  # `env SHELLOPTS=keyword bash -c CODE`: the bash it starts is in keyword mode

@@ -14,7 +14,7 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -81,7 +81,14 @@ PROTECTION_ON_STOP_REASON = (
 def unguarded_folders(paths: AppPaths) -> list[str]:
     """Our own folders as the container protects them (container.for_paths): the data and log folders
     and the outputs folder, whose files the answers tell a model to read (a red team, 2026-12-06)."""
-    return sorted({*protected_paths(paths), str(paths.outputs), os.path.realpath(paths.outputs)})
+    return sorted({*protected_paths(paths), *unguarded_outputs(paths)})
+
+
+def unguarded_outputs(paths: AppPaths) -> tuple[str, ...]:
+    """The outputs folder, as named and real: held where no container runs only for what a command
+    writes there (`writes_into`), as the container keeps it read-only; the answers tell the model to
+    read its files (`grep -c error <outputFile>`, `cp <outputFile> build.log`: a review, 2026-12-06)."""
+    return tuple(sorted({str(paths.outputs), os.path.realpath(paths.outputs)}))
 
 
 def unguarded_members(protected: ProtectedSet) -> tuple[str, ...]:
@@ -99,11 +106,15 @@ def unguarded_program(protected: ProtectedSet) -> tuple[str, ...]:
     return protected.program[1:]
 
 
-def names_unguarded(command: str, protected: ProtectedSet, *, cwd: str | None, bare: bool) -> bool:
+def names_unguarded(
+    command: str, protected: ProtectedSet, *, cwd: str | None, bare: bool, outputs: Sequence[str] = ()
+) -> bool:
     """Whether a command is held for the protected set where no container guards it: it names a
-    member (names_protected), or writes into the program's venv or base Python."""
-    named = names_protected(command, unguarded_members(protected), cwd=cwd, bare=bare)
-    return named or writes_into(command, unguarded_program(protected), cwd=cwd)
+    member (names_protected), or writes into the program's venv or base Python, or into `outputs`
+    (`unguarded_outputs`: members of `protected` that a command may name to read)."""
+    members = tuple(member for member in unguarded_members(protected) if member not in outputs)
+    named = names_protected(command, members, cwd=cwd, bare=bare)
+    return named or writes_into(command, (*unguarded_program(protected), *outputs), cwd=cwd)
 
 
 class ContainerSlow(CommandRefused):
@@ -243,7 +254,8 @@ class Runs:
             and _CHANGES_FOLDER.search(command, first.end()) is None
             and os.path.realpath(os.path.join(home, os.path.expanduser(first[1]))) != home  # not `cd . &&`
         )
-        return names_unguarded(command, self._unguarded, cwd=cwd, bare=in_home and not moves)
+        outputs = unguarded_outputs(self.service.paths)
+        return names_unguarded(command, self._unguarded, cwd=cwd, bare=in_home and not moves, outputs=outputs)
 
     def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None:
         """A person allowed a held command that `asks` (unprotected_asks): let it out of the container
