@@ -11,7 +11,7 @@ import time
 import pytest
 
 from app.core.authority.hub import Hub
-from app.core.execution import PAUSE_BACKSTOP_S, windows_jobs
+from app.core.execution import PAUSE_BACKSTOP_S, end_what_a_pause_left, windows_jobs
 from app.core.execution.windows_jobs import ProcessJob
 
 
@@ -105,3 +105,10 @@ def test_no_job_is_ended_while_nobody_paused(hub: Hub, jobs: dict[str, FakeJob])
     hub.set_settings(approval_window_s=30.0)
     time.sleep(PAUSE_BACKSTOP_S + 0.3)
     assert jobs["finished"].terminated == 0 and jobs["running"].terminated == 0
+
+
+def test_a_headless_servers_pause_backstop_ends_the_commands_jobs_too(jobs: dict[str, FakeJob]) -> None:
+    """The backstop a headless server runs (execution.end_what_a_pause_left, as the tray's hub does)
+    ended containers and marked processes only: on Windows a running command's job lived on (a review)."""
+    end_what_a_pause_left(None)
+    assert jobs["running"].terminated == 1 and jobs["finished"].terminated == 1

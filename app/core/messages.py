@@ -150,6 +150,9 @@ UNPROTECTED_WHY = {
     "unsupported": "no file protection on this OS",
     "off": "the user switched it off in the app",
     "privileged": "the user allowed a command that gains privileges (sudo, pkexec), which cannot work inside it",
+    # macOS (container.SEATBELT): files only
+    "seatbelt": "macOS's sandbox-exec keeps the protected files read-only; the command's processes are not contained",
+    "seatbelt-failed": "sandbox-exec failed its check, so the protected files are not kept read-only",
 }
 # English for the model: a command refused because the container could not be checked in time.
 CONTAINER_SLOW_MESSAGE = (

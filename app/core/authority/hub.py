@@ -299,8 +299,7 @@ class Hub:
         a crafted index: the commands ran on after the pause. Whatever still runs then is ended,
         and so is every process still carrying a mark of this app home's commands."""
         if self.state.paused and not self._closed:
-            end_what_a_pause_left(orphans.home_tag(self.paths))
-            windows_jobs.end_jobs(running=True)  # Windows: the commands' jobs, as containers above
+            end_what_a_pause_left(orphans.home_tag(self.paths))  # Windows' jobs too
 
     def _end_what_closed_runners_left(self) -> None:
         """At a pause, what commands left running whose server is gone: each live server sweeps its

@@ -30,6 +30,8 @@ def end_what_a_pause_left(mark: str | None) -> None:
     try:
         start_files = sys.modules.get("app.core.execution.start_files")
         ended = start_files.end_commands(mark) if start_files is not None else 0
+        windows_jobs = sys.modules.get("app.core.execution.windows_jobs")  # loaded where a command ran
+        ended += windows_jobs.end_jobs(running=True) if windows_jobs is not None else 0  # Windows' jobs
         marked: list[int] = []
         if mark and os.path.isdir("/proc/self"):
             from app.core.execution import process_marks

@@ -801,16 +801,9 @@ def person_message(state: str, scoping: str = landlock.SCOPED) -> str | None:
     return _("Commands run without protection: bubblewrap could not start. See the log for why.")
 
 
-# The {why} of UNPROTECTED_REASON for macOS's states, in English (messages.UNPROTECTED_WHY's are Linux's).
-SEATBELT_WHY = {
-    SEATBELT: "macOS's sandbox-exec keeps the protected files read-only; the command's processes are not contained",
-    SEATBELT_FAILED: "sandbox-exec failed its check, so the protected files are not kept read-only",
-}
-
-
 def log_message(state: str, detail: str = "", scoping: str = landlock.SCOPED) -> str:
     """The English line for the log and the journal: why a command ran unprotected (or unscoped)."""
-    text = SEATBELT_WHY.get(state) or UNPROTECTED_WHY.get(state, state)
+    text = UNPROTECTED_WHY.get(state, state)
     if state == ON and scoping != landlock.SCOPED:
         text = f"{text}; {landlock.log_message(scoping)}"
     return f"{text}: {detail.strip()[:300]}" if detail.strip() and (state != ON or scoping != landlock.SCOPED) else text

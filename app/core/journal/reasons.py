@@ -84,6 +84,7 @@ WHY_UNPROTECTED: dict[str, str] = {
     "unsupported": N_("this system has no file protection"),
     "off": N_("you switched the protection off"),
     "privileged": N_("you allowed a command that needs administrator rights"),
+    "seatbelt-failed": N_("macOS's sandbox could not start"),
 }
 DECIDERS: dict[str, str] = {
     messages.PROMPT_DECIDED_BY: N_("you, in the approval window"),
