@@ -43,11 +43,10 @@ from app.core.data_folder import is_corrupt
 from app.core.execution import (
     PAUSE_BACKSTOP_S,
     end_what_a_pause_left,
-    lingering_containers,
+    end_what_finished_commands_left,
     orphans,
     output,
     process_marks,
-    windows_jobs,
 )
 from app.core.execution.output import OutputBudget
 from app.core.i18n import _
@@ -258,11 +257,8 @@ class Hub:
                 self._told_of_pauses.update(self.connections.snapshot())
             self.state = state
             self.connections.push_all(StatePush(state.to_wire(), self.pauses))
-        lingering = lingering_containers() if state.paused else None
-        if lingering is not None:  # also with no server bound to end them (red team, 2026-12-04)
-            lingering.end_lingering(orphans.home_tag(self.paths))
-        if state.paused:  # Windows: what finished commands left in their jobs (red team 13)
-            windows_jobs.end_jobs()
+        if state.paused:  # also with no server bound to end them (red team, 2026-12-04)
+            end_what_finished_commands_left(orphans.home_tag(self.paths))
         if pausing:
             self._end_what_closed_runners_left()
         if protecting:

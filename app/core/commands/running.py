@@ -27,7 +27,14 @@ from app.core.commands.cancellation import why_cancelled
 from app.core.commands.request import ClientInfo, CommandRefused, ValidRequest
 from app.core.data_folder import is_corrupt
 from app.core.errors import CoworkError
-from app.core.execution import PAUSE_BACKSTOP_S, end_what_a_pause_left, lingering_containers, read_only, windows_jobs
+from app.core.execution import (
+    PAUSE_BACKSTOP_S,
+    end_what_a_pause_left,
+    end_what_finished_commands_left,
+    jobs_left_behind,
+    lingering_containers,
+    read_only,
+)
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
 from app.core.execution.output_decoding import console_code_pages
 from app.core.execution.run_result import ExecutionResult, StopSignal
@@ -536,10 +543,7 @@ class Runs:
             privileged = self.forget_allowed(command_id)
             authority.forget(command_id)
         if self._stopping():  # a pause swept while it ran, and spared what it left: ended now
-            lingering = lingering_containers()
-            if lingering is not None:
-                lingering.end_lingering(self.service.run_mark)
-            windows_jobs.end_jobs()  # Windows: what it left in its job
+            end_what_finished_commands_left(self.service.run_mark)
             if spec.mark:
                 from app.core.execution import process_marks
 
@@ -550,7 +554,7 @@ class Runs:
         # tray's pushes reach apply_user_stops at once, and elsewhere no mark can be read.
         sweepable = not result.contained and bool(self.service.run_mark) and not authority.tethered
         # Windows: a job it left is watched too (so that a pause reaches `apply_user_stops`).
-        left = os.path.isdir("/proc/self") or windows_jobs.left_behind()
+        left = os.path.isdir("/proc/self") or jobs_left_behind()
         self._may_have_left = self._may_have_left or (sweepable and left)
         if not prefix:  # the read-only tool runs in its own container (read_only.py)
             if result.contained:  # a start-up file it made as it ended: moved and noted first
@@ -587,13 +591,10 @@ class Runs:
         authority = self.service.authority
         if self._switched_off and authority.contained():
             self._end_run_while_off()
-        lingering = lingering_containers()
         gone = self._tray_gone()
         stopping = self._stopping()
-        if lingering is not None and stopping:
-            lingering.end_lingering(self.service.run_mark)
-        if stopping:  # Windows: what finished commands left in their jobs (red team 13)
-            windows_jobs.end_jobs()
+        if stopping:
+            end_what_finished_commands_left(self.service.run_mark)
         if stopping and not self._swept and self.service.run_mark:
             # Without a container (no bwrap, Windows' own jobs aside) nothing else ends what finished
             # commands left running: each carries this server's mark (red team, 2026-12-04: `nohup`

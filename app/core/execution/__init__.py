@@ -22,6 +22,23 @@ def lingering_containers() -> ModuleType | None:
     return start_files if start_files is not None and start_files.lingering() else None
 
 
+def end_what_finished_commands_left(mark: str | None) -> None:
+    """A pause: what finished commands marked under `mark` left running, a lingering container on
+    Linux, a held job on Windows (red team 13). Neither module imported for the asking."""
+    lingering = lingering_containers()
+    if lingering is not None:
+        lingering.end_lingering(mark)
+    windows_jobs = sys.modules.get("app.core.execution.windows_jobs")
+    if windows_jobs is not None:
+        windows_jobs.end_jobs()
+
+
+def jobs_left_behind() -> bool:
+    """Windows: whether a finished command's job is still held (something it left may run)."""
+    windows_jobs = sys.modules.get("app.core.execution.windows_jobs")
+    return windows_jobs is not None and windows_jobs.left_behind()
+
+
 def end_what_a_pause_left(mark: str | None) -> None:
     """A pause's last word, PAUSE_BACKSTOP_S after it: every command container of this process (not
     an idle spare) whose command was marked under `mark` (all of them without one), and every
