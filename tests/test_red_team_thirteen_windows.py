@@ -82,23 +82,18 @@ def test_rt13_a_job_left_by_a_command_of_an_earlier_tray_is_taken_for_the_user_b
     assert not quit_by_leftover, f"a job left by tray A's command quit tray B: {report}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap (docs/security.md, What remains): a server or the CLI cannot tell a command's job from a "
-    "venv launcher's, so a look-alike a command starts passes for the tray on Windows while the tray runs",
-)
 def test_rt13_a_server_takes_a_tray_look_alike_inside_the_trays_job_for_the_tray(wine: WineEnv, display: str) -> None:
     """A command the tray runs leaves a Windows Python behind that writes `python.exe -m app tray` as
     its own command line (its PEB: any process may). From a process outside every job, as a `serve`
     or the CLI does for the process at the tray's address, the OS's facts (transport._windows_peer)
-    and peer.tray_refusal are asked. The check's own comment says a look-alike started by a command
-    "would allow anything" and must be refused; on Linux the pid namespace tells it. On Windows
-    `in_command_job` is `windows_jobs.in_any_job(pid)` of the ASKING process, whose job list is
-    empty in a server and in the CLI: the look-alike passes every check (same user, same python.exe,
-    "-m app tray", not from a container), so such a process that creates the tray's pipe (once the
-    tray quits: its jobs have no kill-on-close; or as a second instance, which the pipe's DACL, GA
-    for the user, and PIPE_UNLIMITED_INSTANCES allow on Windows) is taken for the user's tray.
-    Under Wine the command line is read from the PEB (Wine lacks ProcessCommandLineInformation)."""
+    and peer.tray_refusal are asked. Such a process that created the tray's pipe (as a second
+    instance, which the pipe's DACL and PIPE_UNLIMITED_INSTANCES allow on Windows) would be taken
+    for the user's tray and allow anything: on Linux the pid namespace tells it. It passed every
+    check here (same user, same python.exe, "-m app tray"): `in_command_job` asked only the asking
+    process's own jobs, and a server or the CLI has none. Now every command of the tray joins a
+    named job first (windows_jobs.gather_commands), which a server opens by name and asks
+    IsProcessInJob about. Under Wine the command line is read from the PEB (Wine lacks
+    ProcessCommandLineInformation)."""
     tray = _start_tray(wine)
     try:
         report = _tray_script(wine, tray, "rt13_lookalike.py", wine.win(SCRIPTS / "rt13_squat.py"))
@@ -125,10 +120,9 @@ def test_rt13_a_look_alike_left_by_a_command_takes_the_pipe_after_the_tray_quits
     command's job (in_any_job of the CLI's own, empty job list): it verified it as the tray, trusted
     its "paused" and wrote nothing: the journal (what headless servers and the next tray read) was
     not paused, and the CLI even asked the look-alike for `state`, which goes only to a verified tray.
-    Now: a process at the tray's address in a job the CLI is not in is not the tray
-    (windows_pipe.process_in_job_not_ours), and the CLI writes its pause itself whoever answered.
-    Where the command's job ends with the tray (kill-on-close) the look-alike does not outlive it:
-    then nobody answers, and the pause lands all the same."""
+    Now the command's job ends with the tray (kill-on-close), so the look-alike does not outlive it
+    and nobody answers; the CLI writes its pause itself whoever answered, and a look-alike in the
+    tray's named job would not be verified as the tray (the test above)."""
     folder = wine.drive_c / "rt13_squat_chain"
     shutil.rmtree(folder, ignore_errors=True)  # no pid or heard file of an earlier run
     folder.mkdir()

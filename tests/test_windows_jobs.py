@@ -4,7 +4,7 @@ calls (tests/test_wine.py)."""
 from __future__ import annotations
 
 from app.core.channel.peer import OwnFacts, PeerFacts, from_container
-from app.core.execution.windows_jobs import keeps_handle, peer_in_job
+from app.core.execution.windows_jobs import ERROR_FILE_NOT_FOUND, keeps_handle, peer_in_job, umbrella_answers
 
 TRAY = OwnFacts("S-1-5-21-1", "C:\\python\\python.exe", False, "C:\\users\\me\\.cowork-terminal")
 
@@ -50,3 +50,23 @@ def test_a_peer_inside_a_job_may_only_pause_and_stop_as_the_hub_reads_it() -> No
     inside = PeerFacts(4, "S-1-5-21-1", "C:\\python\\python.exe", in_command_job=peer_in_job(True, [None]))
     outside = PeerFacts(5, "S-1-5-21-1", "C:\\python\\python.exe", in_command_job=peer_in_job(True, [False]))
     assert from_container(inside, TRAY) and not from_container(outside, TRAY)
+
+
+def test_a_server_asks_nothing_more_when_no_tray_of_the_session_holds_the_named_job() -> None:
+    """OpenJobObject finds no such name: no tray runs a command in this logon session."""
+    assert umbrella_answers(False, ERROR_FILE_NOT_FOUND) == []
+    assert not peer_in_job(True, umbrella_answers(False, ERROR_FILE_NOT_FOUND))
+
+
+def test_a_named_job_a_server_cannot_open_makes_every_peer_unsure_so_inside() -> None:
+    """The name exists but the job cannot be asked (access denied, or another object took the name):
+    a server then takes no program at the tray's address for its tray (fail closed: a tightening)."""
+    access_denied, wrong_kind = 5, 6
+    for error in (access_denied, wrong_kind):
+        assert umbrella_answers(False, error) == [None]
+        assert peer_in_job(True, [False, *umbrella_answers(False, error)])
+
+
+def test_an_opened_named_job_is_asked_in_turn_and_adds_no_answer_of_its_own() -> None:
+    assert umbrella_answers(True, 0) == [] and umbrella_answers(True, ERROR_FILE_NOT_FOUND) == []
+

@@ -154,9 +154,10 @@ def connect(address: Address, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[Cha
 def _windows_peer(pid: int) -> PeerFacts:  # pragma: no cover - Windows only (tested under Wine)
     """The OS's facts about a pipe peer; its arguments too, which a source install's check needs
     (without them every python.exe peer was refused: found by the wine lane's `tray --quit`).
-    `in_command_job` is asked of this process's own command jobs: only the tray has any, so a server
-    or the CLI cannot tell a look-alike a command started from the tray (docs/security.md, "What
-    remains": a process "in a job we are not in" is also every tray a venv's launcher started)."""
+    `in_command_job`: in one of this process's command jobs (the tray's and a headless server's), or
+    in the tray's named job, which a server or the CLI opens by name: a look-alike of the tray a
+    command started is in it (windows_jobs). Not "in a job we are not in", which is also every tray
+    a venv's launcher started."""
     from app.core.channel import windows_pipe
     from app.core.execution import windows_jobs
 

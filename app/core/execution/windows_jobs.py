@@ -12,7 +12,15 @@ none of the next tray's jobs and passed for the user). Windows only; ctypes, no 
 
 Race closed (issue 21): bash starts suspended (`CREATE_SUSPENDED`), joins the job, then resumes, so
 nothing it starts can run before it is in the job. The job forbids breakaway (no BREAKAWAY_OK).
-`in_any_job` tells the tray whether a peer runs inside one of our jobs: it opens the process with
+The tray also holds one named job (`UMBRELLA_NAME`, `gather_commands`) that every command it starts
+joins first, its own job then nested in it: a server or the CLI, which hold none of the tray's job
+handles, open it by name and ask whether the process at the tray's address is in it, so that a
+look-alike of the tray a command started is refused there too (red team 13: it passed). Nested jobs
+need Windows 8 or later; under Wine 8 a process assigned to the named job and then to a new one is in
+both, and so is what it starts. A headless server's commands are not in it (it may run inside
+Claude's own job, under which the first process to join would nest the named job).
+
+`in_any_job` tells whether a peer runs inside one of our jobs: it opens the process with
 PROCESS_QUERY_INFORMATION and checks IsProcessInJob's return, since under Wine a LIMITED handle
 makes the call fail and leave "not in the job" in its out value; a call that fails counts as inside
 (unsure: the peer may still pause and stop). A finished command's job keeps its handle while
@@ -39,6 +47,9 @@ JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9
 JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x00002000
 CREATE_SUSPENDED = 0x00000004
 KILLED_EXIT_CODE = 1
+UMBRELLA_NAME = "Local\\CoworkTerminal-tray-commands"  # "Local\\": this logon session's
+JOB_OBJECT_QUERY = 0x0004
+ERROR_FILE_NOT_FOUND = 2
 
 _API: Any = None
 
@@ -84,6 +95,8 @@ def _api() -> Any:
         kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
         kernel32.CreateJobObjectW.argtypes = [ctypes.c_void_p, wintypes.LPCWSTR]
         kernel32.CreateJobObjectW.restype = wintypes.HANDLE
+        kernel32.OpenJobObjectW.argtypes = [wintypes.DWORD, wintypes.BOOL, wintypes.LPCWSTR]
+        kernel32.OpenJobObjectW.restype = wintypes.HANDLE
         kernel32.OpenProcess.argtypes = [wintypes.DWORD, wintypes.BOOL, wintypes.DWORD]
         kernel32.OpenProcess.restype = wintypes.HANDLE
         kernel32.AssignProcessToJobObject.argtypes = [wintypes.HANDLE, wintypes.HANDLE]
@@ -121,6 +134,12 @@ class ProcessJob:
         if not process:
             raise ctypes.WinError(ctypes.get_last_error())
         try:
+            # The tray's named job first: a job of its own is then nested in it (the other order is refused).
+            if _UMBRELLA and not kernel32.AssignProcessToJobObject(_UMBRELLA, process):
+                log.warning(
+                    "process %s could not join the tray's named job (%s): a look-alike of the tray it "
+                    "started would pass with servers", pid, ctypes.WinError(ctypes.get_last_error())
+                )  # fmt: skip
             self._handle = kernel32.CreateJobObjectW(None, None)
             if not self._handle:
                 raise ctypes.WinError(ctypes.get_last_error())
@@ -152,15 +171,7 @@ class ProcessJob:
     def holds(self, process: int) -> bool | None:
         """Whether the process behind the handle `process` runs in this job; None when the call
         failed (its out value then means nothing)."""
-        if not self._handle:
-            return False
-        ctypes, kernel32, _ntdll = _api()
-        from ctypes import wintypes
-
-        inside = wintypes.BOOL(False)
-        if not kernel32.IsProcessInJob(process, self._handle, ctypes.byref(inside)):
-            return None
-        return bool(inside.value)
+        return _holds(self._handle, process) if self._handle else False
 
     def active_processes(self) -> int | None:
         """How many processes run in the job now; None when the OS does not say."""
@@ -193,6 +204,42 @@ class ProcessJob:
 
 _JOBS: set[ProcessJob] = set()  # this process's jobs: the running commands' and those with leftovers
 _LOCK = threading.RLock()  # a handle is never closed while another thread asks about it
+_UMBRELLA: int | None = None  # the tray's handle on UMBRELLA_NAME (gather_commands)
+
+
+def _holds(job: int, process: int) -> bool | None:
+    """Whether the process behind the handle `process` runs in `job` (or a job nested in it); None
+    when the call failed (its out value then means nothing: under Wine, a limited handle)."""
+    ctypes, kernel32, _ntdll = _api()
+    from ctypes import wintypes
+
+    inside = wintypes.BOOL(False)
+    if not kernel32.IsProcessInJob(process, job, ctypes.byref(inside)):
+        return None
+    return bool(inside.value)
+
+
+def gather_commands() -> bool:
+    """The tray, before its first command: hold the named job every command it starts joins. False,
+    said in the log, when it cannot: servers and the CLI then cannot tell a look-alike of the tray."""
+    global _UMBRELLA
+    ctypes, kernel32, _ntdll = _api()
+    with _LOCK:
+        if _UMBRELLA is None:
+            # Opened when another tray of this session (another data folder) holds it: both use it.
+            _UMBRELLA = kernel32.CreateJobObjectW(None, UMBRELLA_NAME) or None
+            if _UMBRELLA is None:
+                log.warning("no named job for the commands (%s)", ctypes.WinError(ctypes.get_last_error()))
+        return _UMBRELLA is not None
+
+
+def umbrella_answers(opened: bool, error: int) -> list[bool | None]:
+    """What a process that does not hold the tray's named job adds to its questions about a peer when
+    it opens it by name: nothing when there is none (no tray of this session runs), else an unsure
+    answer when it cannot be opened (someone took the name: fail closed). Opened: asked in turn."""
+    if opened or error == ERROR_FILE_NOT_FOUND:
+        return []
+    return [None]
 
 
 def keeps_handle(released: bool, active_processes: int | None) -> bool:
@@ -238,24 +285,38 @@ def left_behind() -> bool:
 
 
 def in_any_job(pid: int) -> bool:
-    """Whether `pid` runs in one of this process's command jobs (its commands and all they started,
-    detached ones too, also after their command ended). A limited handle is tried after a full one
-    (a peer of higher integrity); under Wine its call fails, which counts as inside."""
+    """Whether `pid` runs in one of this process's command jobs or in the tray's named job (every
+    command the tray started and all they started, detached ones too, also after their command
+    ended): the tray asks its own handles, a server or the CLI opens the named job. A limited handle
+    is tried after a full one (a peer of higher integrity); under Wine its call fails, which counts
+    as inside."""
     with _LOCK:
         for job in list(_JOBS):
             _prune(job)
-        if not _JOBS:
-            return False
         ctypes, kernel32, _ntdll = _api()
-        process = kernel32.OpenProcess(PROCESS_QUERY_INFORMATION, False, pid) or kernel32.OpenProcess(
-            PROCESS_QUERY_LIMITED_INFORMATION, False, pid
-        )
-        if not process:
-            return peer_in_job(False, [None for _job in _JOBS])
+        jobs = [job._handle for job in _JOBS if job._handle]
+        umbrella, opened_here, unsure = _UMBRELLA, None, []
+        if umbrella is None:
+            opened_here = kernel32.OpenJobObjectW(JOB_OBJECT_QUERY, False, UMBRELLA_NAME) or None
+            unsure = umbrella_answers(opened_here is not None, ctypes.get_last_error())
+            umbrella = opened_here
         try:
-            return peer_in_job(True, [job.holds(process) for job in _JOBS])
+            if umbrella is not None:
+                jobs.append(umbrella)
+            if not jobs:
+                return peer_in_job(True, unsure)
+            process = kernel32.OpenProcess(PROCESS_QUERY_INFORMATION, False, pid) or kernel32.OpenProcess(
+                PROCESS_QUERY_LIMITED_INFORMATION, False, pid
+            )
+            if not process:
+                return peer_in_job(False, [None for _job in jobs])
+            try:
+                return peer_in_job(True, [*(_holds(job, process) for job in jobs), *unsure])
+            finally:
+                kernel32.CloseHandle(process)
         finally:
-            kernel32.CloseHandle(process)
+            if opened_here is not None:
+                kernel32.CloseHandle(opened_here)
 
 
 def job_for(pid: int, *, resume: bool = False) -> ProcessJob | None:
