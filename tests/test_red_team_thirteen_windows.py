@@ -180,3 +180,39 @@ def test_rt13_the_users_pause_lands_in_the_journal_past_a_look_alike_outside_eve
     assert report["cli_pause"]["code"] == 0, report
     assert "Host access is PAUSED" in report["cli_pause"]["said"], report
     assert report["journal_paused"] is True, f"the user's pause went only to the look-alike: {report}"
+
+
+def test_a_pause_ends_the_background_job_a_headless_servers_finished_command_left_on_windows(
+    wine: WineEnv,
+) -> None:
+    """No tray: a `serve --headless` runs a command that leaves a Windows Python ticking in its job
+    and returns. Past the time a server keeps its pause backstop once its commands ended
+    (BACKSTOP_IDLE_S), the user's `cowork-terminal pause` writes the pause into the journal; the server,
+    which keeps watching while a finished command's job is held (running.Runs._may_have_left, on
+    Windows through execution.jobs_left_behind: no /proc to read marks from), ends that job. The
+    next command is refused for the pause."""
+    from app.core.commands.running import BACKSTOP_IDLE_S
+    from app.core.journal.store import Journal
+    from app.core.paths import AppPaths
+    from app.core.policy import approval
+
+    quiet_s = str(BACKSTOP_IDLE_S + 3)
+    data = wine.user_dir / ".cowork-terminal"
+    with Journal(AppPaths(data_dir=data, log_dir=data / "logs")) as journal:
+        approval.set_approval_mode(journal, approval.ApprovalMode.NEVER)  # the ticker runs unheld
+    try:
+        completed = wine.python_run(
+            [wine.win(SCRIPTS / "headless_pause_leftover.py"), wine.win(SCRIPTS / "rt13_ticker.py"), quiet_s],
+            env={"COWORK_TERMINAL_BASH": wine.bash},
+            timeout=300,
+        )
+        report = json.loads(parse_json_line(completed.stdout))
+    finally:
+        _reset_pause(wine)
+    print(json.dumps(report, indent=1))
+    assert report["left_command"]["exitCode"] == 0, report
+    assert report["ticking_before_pause"] and report["ticker_pid"], report
+    assert report["cli_pause"]["code"] == 0 and "PAUSED" in report["cli_pause"]["said"], report
+    assert report["ticker_alive_6s_after_pause"] is False, f"the left-behind job survived the pause: {report}"
+    assert report["lines_written_2s_after"] == 0, report
+    assert "paused" in report["after_pause"].lower(), report

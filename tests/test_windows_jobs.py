@@ -4,6 +4,7 @@ calls (tests/test_wine.py)."""
 from __future__ import annotations
 
 from app.core.channel.peer import OwnFacts, PeerFacts, from_container
+from app.core.execution.process_marks import reads_marks
 from app.core.execution.windows_jobs import ERROR_FILE_NOT_FOUND, keeps_handle, peer_in_job, umbrella_answers
 
 TRAY = OwnFacts("S-1-5-21-1", "C:\\python\\python.exe", False, "C:\\users\\me\\.cowork-terminal")
@@ -70,3 +71,8 @@ def test_a_named_job_a_server_cannot_open_makes_every_peer_unsure_so_inside() ->
 def test_an_opened_named_job_is_asked_in_turn_and_adds_no_answer_of_its_own() -> None:
     assert umbrella_answers(True, 0) == [] and umbrella_answers(True, ERROR_FILE_NOT_FOUND) == []
 
+
+def test_marks_are_read_back_on_linux_only_not_from_the_hosts_proc_under_wine() -> None:
+    """A Windows Python under Wine sees Linux's /proc: its pids are not Windows pids, so a headless
+    server there watches a finished command's job (jobs_left_behind), never marks."""
+    assert reads_marks("linux") and not reads_marks("win32") and not reads_marks("darwin")

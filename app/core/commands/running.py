@@ -33,6 +33,7 @@ from app.core.execution import (
     end_what_finished_commands_left,
     jobs_left_behind,
     lingering_containers,
+    process_marks,
     read_only,
 )
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
@@ -545,8 +546,6 @@ class Runs:
         if self._stopping():  # a pause swept while it ran, and spared what it left: ended now
             end_what_finished_commands_left(self.service.run_mark)
             if spec.mark:
-                from app.core.execution import process_marks
-
                 with anyio.CancelScope(shield=True):
                     await anyio.to_thread.run_sync(process_marks.end_marked, spec.mark)
         used = containers.Container(containers.PRIVILEGED) if privileged else base
@@ -554,7 +553,7 @@ class Runs:
         # tray's pushes reach apply_user_stops at once, and elsewhere no mark can be read.
         sweepable = not result.contained and bool(self.service.run_mark) and not authority.tethered
         # Windows: a job it left is watched too (so that a pause reaches `apply_user_stops`).
-        left = os.path.isdir("/proc/self") or jobs_left_behind()
+        left = process_marks.reads_marks(sys.platform) or jobs_left_behind()
         self._may_have_left = self._may_have_left or (sweepable and left)
         if not prefix:  # the read-only tool runs in its own container (read_only.py)
             if result.contained:  # a start-up file it made as it ended: moved and noted first
@@ -599,8 +598,6 @@ class Runs:
             # Without a container (no bwrap, Windows' own jobs aside) nothing else ends what finished
             # commands left running: each carries this server's mark (red team, 2026-12-04: `nohup`
             # and `setsid` loops went on writing through a pause). Once per pause: it reads /proc.
-            from app.core.execution import process_marks
-
             running_now = {given for command_id in self.running if (given := self.mark(str(command_id)))}
             process_marks.end_marked_under(self.service.run_mark, running_now)
             self._may_have_left = False
@@ -633,8 +630,6 @@ class Runs:
             if self.mark(str(command_id)) in marks:
                 stop.set(PROTECTION_ON_STOP_REASON)
         if marks:
-            from app.core.execution import process_marks
-
             process_marks.end_marked_any(marks)
         if self.service.session_uncontained():
             self.service.end_session()  # its shell and background jobs; the next terminal_run starts a new one

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from types import ModuleType
 
@@ -50,10 +49,10 @@ def end_what_a_pause_left(mark: str | None) -> None:
         windows_jobs = sys.modules.get("app.core.execution.windows_jobs")  # loaded where a command ran
         ended += windows_jobs.end_jobs(running=True) if windows_jobs is not None else 0  # Windows' jobs
         marked: list[int] = []
-        if mark and os.path.isdir("/proc/self"):
+        if mark:
             from app.core.execution import process_marks
 
-            marked = process_marks.end_marked_under(mark)
+            marked = process_marks.end_marked_under(mark)  # Linux only (reads_marks)
     except Exception:  # a pid reused meanwhile, say
         log.exception("ending what a pause left failed")
         return

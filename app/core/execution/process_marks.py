@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Callable, Collection
 from pathlib import Path
 
@@ -32,9 +33,18 @@ def children(pid: int, proc: str = "/proc", task: int | None = None) -> list[int
         return []
 
 
+def reads_marks(platform: str) -> bool:
+    """Whether marks can be read back here: Linux only. Under Wine a Windows Python sees the Linux
+    host's /proc, whose pids are not Windows pids (found by the wine lane: a headless server read
+    marks there and took that for being able to end what its commands left)."""
+    return platform.startswith("linux")
+
+
 def marked_processes(proc_root: Path = PROC_ROOT) -> dict[int, str]:
-    """Every readable process with a mark, as {pid: mark}; empty where /proc does not exist."""
+    """Every readable process with a mark, as {pid: mark}; empty where marks cannot be read."""
     found: dict[int, str] = {}
+    if not reads_marks(sys.platform):
+        return found
     try:
         entries = list(proc_root.iterdir())
     except OSError:
