@@ -326,6 +326,16 @@ def test_the_model_is_told_why_a_write_failed_only_for_a_read_only_failure() -> 
     assert container.protected_hint(stderr, 0, []) is None
 
 
+def test_on_macos_the_model_is_told_only_of_a_refusal_that_names_a_protected_path() -> None:
+    zshrc = ["/Users/ann/.zshrc"]
+    refused = "bash: /Users/ann/.zshrc: Operation not permitted\n"
+    told = container.protected_hint(refused, 1, zshrc, seatbelt=True) or ""
+    assert told.startswith("/Users/ann/.zshrc is protected"), told
+    assert container.protected_hint("chmod: /etc/shadow: Operation not permitted", 1, zshrc, seatbelt=True) is None
+    assert container.protected_hint("bash: /Users/ann/.zshrc: Read-only file system", 1, zshrc, seatbelt=True) is None
+    assert container.protected_hint(refused, 1, zshrc) is None, "Linux's container refuses in other words"
+
+
 def test_the_macos_profile_denies_writes_by_parameter_and_renames_of_ancestors() -> None:
     text, params = seatbelt.profile(
         ["/Users/ann/Library/Application Support/Claude"], ["/Users/ann/.claude.json"], "/Users/ann"

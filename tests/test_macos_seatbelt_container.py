@@ -21,6 +21,7 @@ import pytest
 import app
 from app.core.authority.holds import HeldCommand
 from app.core.authority.hub import Hub
+from app.core.commands.running import protection_note
 from app.core.execution import container
 from app.core.execution.container import Container, ProtectedSet
 from app.core.execution.executor import CommandSpec, run_command
@@ -45,6 +46,20 @@ REFUSING = """#!/bin/bash
 printf '%s\\x1f' "$@" >> "{record}"; printf '\\x1e' >> "{record}"
 echo "sandbox-exec: unbound variable: P0" >&2
 exit 1
+"""
+
+# One that refuses as the sandbox would a command that writes a protected path: what bash prints
+# when the kernel refuses a redirection (`bash: PATH: Operation not permitted`), exit 1. Its test
+# is of what the model reads then, not of the profile (which only a Mac can run).
+DENYING = """#!/bin/bash
+printf '%s\\x1f' "$@" >> "{record}"; printf '\\x1e' >> "{record}"
+shift 2
+denied=()
+while [ "${{1#-D}}" != "$1" ]; do denied+=("${{1#*=}}"); shift; done
+for path in "${{denied[@]}}"; do
+    case "$3" in *">> $path"*) echo "bash: $path: Operation not permitted" >&2; exit 1;; esac
+done
+exec "$@"
 """
 
 
@@ -189,6 +204,31 @@ def test_a_command_runs_under_sandbox_exec_with_a_profile_that_names_the_protect
     ):
         assert member in params, (member, params)
     assert "/Users/ann" not in ran[1] and str(mac_user) not in ran[1], "paths are parameters, never profile text"
+
+
+def test_the_model_is_told_a_write_sandbox_exec_refused_was_to_a_protected_file_and_what_to_do(
+    tmp_path: Path, mac_user: Path
+) -> None:
+    """On macOS the sandbox's refusal reads "Operation not permitted" (EPERM), which a file of another
+    user or a locked file gives too: the model is told of the protection only when the refusal names
+    a protected path, then in the words Linux's read-only refusal gets."""
+    program, _record = stand_in(tmp_path, DENYING)
+    found = container.macos_container((str(tmp_path / "app-data"),), sandbox_exec=program, platform="darwin")
+    assert found.state == container.SEATBELT
+    zshrc = f"{os.path.realpath(mac_user)}/.zshrc"
+
+    def note(command: str, *, asked: bool = True) -> str | None:
+        spec = CommandSpec(command, str(tmp_path), dict(os.environ), 10, BASH, container=found)
+        result = anyio.run(run_command, spec)
+        return protection_note(result, found, asked=asked)
+
+    told = note(f"echo 'export PATH=/tmp/x:$PATH' >> {zshrc}") or ""
+    assert told.startswith(f"{zshrc} is protected by Cowork Terminal"), told
+    assert "ask the user, then call execute_command again" in told, told
+    assert "Approvals are off" in (note(f"echo x >> {zshrc}", asked=False) or ""), "no Allow to ask for"
+    assert note("echo 'chmod: /etc/shadow: Operation not permitted' >&2; exit 1") is None, "not ours to explain"
+    assert note("echo 'touch: x: Read-only file system' >&2; exit 1") is None, "Linux's words mean nothing here"
+    assert note("echo ran") is None
 
 
 def test_a_stand_in_that_fails_the_probe_leaves_commands_running_uncontained_and_says_why(

@@ -686,14 +686,20 @@ def let_out_environment(command: str, env: Mapping[str, str]) -> tuple[dict[str,
 def protection_note(result: ExecutionResult, container: Container, *, asked: bool = True) -> str | None:
     """What the model reads when a command failed on the protected set or on a message bus hidden in
     the container (container.py); `asked`: whether such a command would wait for the user's Allow
-    (not in the Never ask mode)."""
-    if not result.contained:
-        return None
+    (not in the Never ask mode). macOS's sandbox-exec refuses writes only: the hint alone."""
     from app.core.execution import container as containers
+
+    seatbelt = container.state == containers.SEATBELT
+    if not result.contained and not seatbelt:
+        return None
+    stderr = result.stderr.raw().decode("utf-8", "replace")
+    hint = containers.protected_hint(
+        stderr, result.exit_code, container.protected.all(), asked=asked, seatbelt=seatbelt
+    )
+    if seatbelt:
+        return hint
     from app.core.execution import start_files
 
-    stderr = result.stderr.raw().decode("utf-8", "replace")
-    hint = containers.protected_hint(stderr, result.exit_code, container.protected.all(), asked=asked)
     moved = start_files.model_note(result.started, asked=asked)  # start_files.py
     bus = containers.bus_hint(stderr, result.exit_code)
     tasks = containers.tasks_hint(stderr)

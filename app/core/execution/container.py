@@ -1433,12 +1433,18 @@ def read_link(path: str) -> str | None:
 READ_ONLY_SIGNS = ("Read-only file system", "Device or resource busy", "Invalid cross-device link")
 
 
-def protected_hint(stderr: str, exit_code: int | None, protected: Iterable[str], *, asked: bool = True) -> str | None:
+def protected_hint(
+    stderr: str, exit_code: int | None, protected: Iterable[str], *, asked: bool = True, seatbelt: bool = False
+) -> str | None:
     """English for the model when a failing command looks like it wrote into the protected set;
-    `asked`: whether the user's approval mode lets such a command wait for their Allow."""
-    if exit_code in (0, None) or "Read-only file system" not in stderr:
+    `asked`: whether the user's approval mode lets such a command wait for their Allow. `seatbelt`:
+    macOS's sandbox-exec, whose refusal reads "Operation not permitted", as a file of another user
+    does: there only one that names a protected path counts."""
+    if exit_code in (0, None):
         return None
     named = [p for p in protected if p in stderr]
+    if not ("Operation not permitted" in stderr and named if seatbelt else "Read-only file system" in stderr):
+        return None
     where = named[0] if named else "a file Cowork Terminal protects"
     what = (
         f"{where} is protected by Cowork Terminal (read-only for commands: its settings, Claude's configs, "
