@@ -72,8 +72,14 @@ __all__ = [
     "Peer",
     "Question",
     "RequestError",
+    "RuleNotMade",
     "describe_changes",
 ]
+
+
+class RuleNotMade(Exception):
+    """A session rule asked for a server the journal has no live row of (a renewed journal refused
+    its row): stored, it would answer no server, while the person read that it was made."""
 
 
 class Hub:
@@ -476,9 +482,12 @@ class Hub:
     ) -> Rule:
         """A rule the user made with a click in the app's own window. `peer`: a session rule's server,
         whose id is read here under the lock (a journal renewal renumbers servers under it: an id read
-        before could name another app's server by now)."""
+        before could name another app's server by now). RuleNotMade when that server has no row
+        in the journal (a renewed one refused it) or ended: nothing is stored."""
         with self.lock:
             if peer is not None:
+                if peer.server_id is None or peer.ended:  # "None" would name no server: a rule for no one
+                    raise RuleNotMade(f"{peer.label} has no row in the journal")
                 session = str(peer.server_id)
             rule = self.rule_book.add(self.record.journal, kind, folder, scope, description, session)
             self.record.wrote()

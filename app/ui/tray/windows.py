@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from app.core.authority.hub import HeldCommand, Hub, Question
+from app.core.authority.hub import HeldCommand, Hub, Question, RuleNotMade
 from app.core.channel.protocol import RulesTold, encode
 from app.core.claude.names import friendly_client_name
 from app.core.execution.output import BUDGET_CHOICES
@@ -284,9 +284,11 @@ class TrayWindows:
             return
         allowed = message.get("allowed") is True
         rule = message.get("rule")
-        if allowed and isinstance(rule, dict) and rule.get("scope") in SCOPES:
-            self._make_rule(message["id"], str(rule["scope"]))
-        self.hub.decide(message["id"], allowed=allowed, by=PROMPT_DECIDED_BY)
+        try:
+            if allowed and isinstance(rule, dict) and rule.get("scope") in SCOPES:
+                self._make_rule(message["id"], str(rule["scope"]))
+        finally:  # the click answers its command with or without a rule (a journal refused the rule's row)
+            self.hub.decide(message["id"], allowed=allowed, by=PROMPT_DECIDED_BY)
 
     def _make_rule(self, command_id: int, scope: str) -> None:
         """The user clicked "Always allow ...": the rule is the one the tray itself offers for this
@@ -298,7 +300,18 @@ class TrayWindows:
         # The server by its connection, its id read under the hub's lock: a journal renewed since
         # the hold was read renumbers the servers.
         peer = hold.peer if scope == SESSION_SCOPE else None
-        rule = self.hub.add_rule(proposal.kind, proposal.folder, scope, proposal.description(scope), peer=peer)
+        try:
+            rule = self.hub.add_rule(proposal.kind, proposal.folder, scope, proposal.description(scope), peer=peer)
+        except RuleNotMade as exc:  # its server has no row in a renewed journal: no rule, and said so
+            log.warning("no rule made for command %s: %s", command_id, exc)
+            self.app.notifier.notify(
+                _("Rule not made"),
+                _(
+                    "The activity log could not record this conversation, so your rule for it was not made. "
+                    "Commands like this one will ask you again."
+                ),
+            )
+            return
         log.info("rule %s made by the user: %s", rule.id, rule.description)
         # Said back, so that a click that changes what is asked from now on never goes unnoticed.
         self.app.notifier.notify(
