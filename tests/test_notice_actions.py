@@ -37,6 +37,14 @@ HELP_0_8 = "  -A, --action=[NAME=]Text...       Specifies the actions to display
 HELP_0_7_8 = "  -u, --urgency=LEVEL               Specifies the urgency level (low, normal, critical)."
 
 
+def press_button(desktop: FakeDesktop, word: str) -> None:
+    """The user's press (or a program faking the bus's signal): it arrives whole, as the signal does.
+    The stand-in reads `pressed` as soon as it exists, and a loaded machine once had it read empty
+    between the file's creation and its word (the press was lost)."""
+    (desktop.bin / "pressing").write_text(word)
+    (desktop.bin / "pressing").replace(desktop.bin / "pressed")
+
+
 def test_a_notification_never_offers_allow_and_offers_show_only_where_a_window_can_open() -> None:
     assert hold_actions(windows=True) == {DENY: "Deny", SHOW: "Show"}
     assert hold_actions(windows=False) == {DENY: "Deny"}
@@ -137,7 +145,7 @@ async def test_deny_in_a_notification_denies_and_a_faked_allow_there_allows_noth
             assert not any("allow" in arg.lower() for arg in notice if arg.startswith("--action="))
             assert notice[-2:] == ["A command is waiting for your approval", "mcp wants to run: rm -rf cache"]
 
-            (desktop.bin / "pressed").write_text("allow")  # what a program faking the bus's signal gets printed
+            press_button(desktop, "allow")  # what a program faking the bus's signal gets printed
             await anyio.to_thread.run_sync(lambda: _wait(lambda: printed(desktop) == ["allow"]))  # it ran...
             await anyio.sleep(1.5)
             assert (tmp_path / "cache").exists() and not first, "...and allowed nothing: the command still waits"
@@ -156,7 +164,7 @@ async def test_deny_in_a_notification_denies_and_a_faked_allow_there_allows_noth
 
             group.start_soon(ask_second)
             await anyio.to_thread.run_sync(lambda: _wait(lambda: len(button_notices(desktop)) == 2))
-            (desktop.bin / "pressed").write_text("deny")  # the user's Deny in the notification
+            press_button(desktop, "deny")  # the user's Deny in the notification
             with anyio.fail_after(10):
                 while not second:
                     await anyio.sleep(0.05)
@@ -189,7 +197,7 @@ def test_a_notice_shown_again_under_its_key_replaces_the_first_whose_press_then_
     _wait(lambda: len(button_notices(desktop)) == 1)
     notices.show("hold:1", "A command is waiting", "rm -rf cache", {DENY: "Deny"}, lambda a: pressed.append(("2", a)))
     _wait(lambda: len(button_notices(desktop)) == 2)
-    (desktop.bin / "pressed").write_text("deny")
+    press_button(desktop, "deny")
     _wait(lambda: pressed)
     assert pressed == [("2", DENY)], "only the notice now shown answers"
 
@@ -217,7 +225,7 @@ def test_a_withdrawn_notice_is_ended_and_its_press_answers_nothing(desktop: Fake
     notices.withdraw(keep={"hold:8"})  # again, as at every change of what waits: nothing left to end
     _wait(lambda: not showing(desktop, "rm -rf build"))
     assert showing(desktop, "rm -rf dist")
-    (desktop.bin / "pressed").write_text("deny")
+    press_button(desktop, "deny")
     _wait(lambda: pressed)
     assert pressed == [("8", DENY)]
 
@@ -233,11 +241,11 @@ def test_a_press_whose_action_fails_is_logged_and_the_next_notice_still_answers(
 
     notices.show("hold:1", "A command is waiting", "rm -rf cache", {DENY: "Deny"}, fails)
     _wait(lambda: button_notices(desktop))
-    (desktop.bin / "pressed").write_text("deny")
+    press_button(desktop, "deny")
     _wait(lambda: "acting on the notification's deny failed" in caplog.text)
     notices.show("hold:2", "A command is waiting", "rm -rf build", {DENY: "Deny"}, answered.append)
     _wait(lambda: len(button_notices(desktop)) == 2)
-    (desktop.bin / "pressed").write_text("deny")
+    press_button(desktop, "deny")
     _wait(lambda: answered == [DENY])
 
 
