@@ -177,17 +177,21 @@ def names_protected(command: str, paths: Sequence[str], *, cwd: str | None = Non
     return _reaches(command, paths, cwd=cwd, bare=bare, any_mention=True)
 
 
-def writes_into(command: str, folders: Sequence[str], *, cwd: str | None = None) -> bool:
+def writes_into(command: str, folders: Sequence[str], *, cwd: str | None = None, code: Sequence[str] = ()) -> bool:
     """Whether `command` may write, remove or re-permission a file in one of `folders`, read as
     `names_protected` reads writes but without its holding any mention, and only what it surely
     writes, removes or moves (`report.surely_written`, `changed`), or anything in a folder (`find DIR
     -delete`), not every operand (`cp <venv>/x.pth /tmp/x`, `sed -n 1p <venv>/x.py`, `ln -s <base>/bin/python3
     py` read it): a program's venv, whose `python` commands name to run it, and whose site-packages a
-    `.pth` written there reaches; our outputs folder, whose files a model is told to read."""
-    return bool(folders) and _reaches(command, folders, cwd=cwd, bare=False, any_mention=False)
+    `.pth` written there reaches; our outputs folder, whose files a model is told to read. `code`: those
+    of `folders` that inline code or a program file the command runs writes by naming them, since what
+    the code does with a name is not read here (`python3 -c "open('<venv>/.../x.pth', 'w')..."`)."""
+    return bool(folders) and _reaches(command, folders, cwd=cwd, bare=False, any_mention=False, code=code)
 
 
-def _reaches(command: str, paths: Sequence[str], *, cwd: str | None, bare: bool, any_mention: bool) -> bool:
+def _reaches(
+    command: str, paths: Sequence[str], *, cwd: str | None, bare: bool, any_mention: bool, code: Sequence[str] = ()
+) -> bool:
     from .protected import _Protected
 
     try:
@@ -198,6 +202,10 @@ def _reaches(command: str, paths: Sequence[str], *, cwd: str | None, bare: bool,
         return True
     if any_mention and any(f.reason == TOUCHES_APP_DATA or HOLDS_APP_DATA in f.reason for f in report.findings):
         return True
+    if code and report.code_naming:
+        named = protected if tuple(code) == tuple(paths) else _Protected.build(code, bare=False, guarding=True)
+        if any(named.mentioned_in(text) for text in report.code_naming):
+            return True
     if any_mention:
         changed = [*(p for p, _script in report.written), *report.changed]
     else:  # writes only: not cp's, ln's or sed's sources (`cp <venv>/x.pth /tmp/x`), but a folder's (`find -delete`)

@@ -54,6 +54,7 @@ from .scripts import installed_program, run_script, runs_project_files, script_p
 from .shells import (
     DECLARED,
     aliases_on,
+    cdpath_folders,
     declaration_words,
     foreign_library,
     sets_any_variable,
@@ -451,6 +452,7 @@ class _Analyzer:
         text = split_at_ifs(text, _parses)  # as bash splits the words, the everyday IFS known (a red team, 2026-12-05)
         self.text = text
         self.script = script  # the script file this text is the content of ("": the command line)
+        self.head: _Word | None = None  # the command word of the command a rule is judging (`.venv/bin/pip`)
         self.src = text.encode("utf-8", "surrogatepass")
         self.report = report
         self.add = report.add  # one finding: `reason` and `plain` are templates of its values
@@ -463,6 +465,9 @@ class _Analyzer:
         if nesting == 0 and cwd is not None:  # where project settings are read (project_settings.judge)
             report.places[cwd] = None  # its real folder too, once judged
         report.cdpath = report.cdpath or "CDPATH" in text or "cdable_vars" in text
+        inherited = os.environ.get("CDPATH") if protected.guarding and nesting == 0 else None
+        if inherited and not report.cdpaths:  # the user's own, which the command's shell is given (red team 13)
+            report.cdpath, report.cdpaths = True, cdpath_folders(self, _Word(inherited, inherited, inherited))
         self.scratch_names = scratch_variables(text)  # may hold the agent's own mktemp files
         self.scratch_seen: set[str] = set()  # ... and were assigned from mktemp before this point
         self.only_read: set[int] = set()  # where the files `source` reads start (names_protected: not named)
@@ -1493,6 +1498,7 @@ class _Analyzer:
             run_script(self, name, head, "exec")
             rule = rule_for(name)  # and as the program it is named after (.venv/bin/pip uninstall x)
             if rule is not None:
+                self.head = head
                 rule(self, name, args, stdin, bulk, depth)
             self.after_command(name, words, rule, bulk, (start, read_from), depth)
             return
@@ -1519,6 +1525,7 @@ class _Analyzer:
         self.lasting_command(name, args)
         if rule is not None:
             same_shell, self.same_shell = self.same_shell, name in _SAME_SHELL
+            self.head = head
             try:
                 rule(self, name, args, stdin, bulk, depth)
             finally:

@@ -30,6 +30,7 @@ from .tables import (
     _POWERSHELL_DELETES,
     _PYTHON,
 )
+from .words import _Word
 
 # Code that loads a compiled library by its path, or by a name made when it runs (Python's ctypes and
 # cffi, Java's System.load, Perl's DynaLoader, Ruby's Fiddle, Node's process.dlopen): the library's
@@ -52,13 +53,21 @@ def code_from_expansion(ctx: Analysis, name: str) -> None:
     ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
 
 
-def _names_protected(ctx: Analysis, name: str, code: str) -> bool:
+def _names_protected(ctx: Analysis, name: str, code: str, path: str | None = None) -> bool:
     """Whether code names one of the protected paths: PowerShell's by `$PROFILE` too, and where no
-    container guards them, code run in the home folder by its name alone (`open(".bashrc", "a")`)."""
-    if ctx.protected.mentioned_in(code) or (name in ("powershell", "pwsh") and ctx.protected.names_profile(code)):
-        return True
+    container guards them, code run in the home folder by its name alone (`open(".bashrc", "a")`).
+    There what it does with the name cannot be read: it is kept for `writes_into(code=...)` (a red
+    team, 2026-12-06: `python3 -c "open('<our venv>/.../x.pth', 'w')..."` was not held)."""
     at_home = ctx.protected.guarding and ctx.cwd is not None and _norm_path(ctx.cwd) == _norm_path(ctx.home)
-    return at_home and ctx.protected.at_home().mentioned_in(code)
+    named = (
+        ctx.protected.mentioned_in(code)
+        or (name in ("powershell", "pwsh") and ctx.protected.names_profile(code))
+        or (at_home and ctx.protected.at_home().mentioned_in(code))
+    )
+    if named and ctx.protected.guarding and (path is None or ctx.protected.relation(_Word(path, path, path)) is None):
+        # a program file's `#!` line names the Python that runs it (`<our venv>/bin/pip`'s names the venv)
+        ctx.report.code_naming.append(code.partition("\n")[2] if path is not None and code[:2] == "#!" else code)
+    return named
 
 
 def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
@@ -94,7 +103,7 @@ def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
 
 def judge_code(ctx: Analysis, name: str, code: str, path: str) -> None:
     """A program file `name` would run (`python3 tool.py`, `./tool.js` with its #! line)."""
-    if _names_protected(ctx, name, code):
+    if _names_protected(ctx, name, code, path):
         ctx.add(D, TOUCHES_APP_DATA)
     if _PYTHON.match(name) and code_runs_itself(ctx, code):
         return

@@ -325,6 +325,10 @@ class _Report:
         self.repeating = 0  # in a loop's, a function's or a trap's code: a relative `cd` may run again
         self.cdpath = False  # the command names CDPATH or cdable_vars: `cd NAME` may lead elsewhere
         self.cdpaths: list[str] = []  # CDPATH's folders as the command sets it, as patterns (shells.move_to)
+        self.sourced = False  # a file was sourced: it may set PATH or activate a venv (packages: which pip)
+        # Code (inline, or a program file) naming a protected path, where no container guards them: its
+        # writes cannot be read, so naming one counts as writing it (`writes_into(code=...)`)
+        self.code_naming: list[str] = []
         # bash's keyword mode (`set -k`) may be on: then a simple command's NAME=value words anywhere
         # are assignments for it (`ls LD_PRELOAD=./x.so`); those read before it was turned on wait here
         self.keyword = False

@@ -31,6 +31,7 @@ class Analysis(Protocol):
     pushed: list[str | None]  # the folders `pushd` left, for `popd`
     own_source: bool  # the command defines a `source` of its own (a function, an alias)
     nesting: int
+    head: _Word | None  # the command word of the command being judged (`.venv/bin/pip`, `python3`)
 
     def add(
         self,

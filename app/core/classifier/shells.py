@@ -65,6 +65,8 @@ def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> 
                 ctx.report.keyword_mode()
             if (v, option) in (("-O", "expand_aliases"), ("-o", "posix"), ("-O", None), ("-o", None)):
                 aliases_on(ctx, name)  # a shell that may stay (`exec bash -O expand_aliases`) expands them
+            if v == "-O" and (option is None or _may_name(option, "cdable_vars")):  # `cd NAME` may be `cd $NAME`
+                ctx.report.cdpath, ctx.report.cdpaths = True, [ANYWHERE]
             if v in ("--rcfile", "--init-file"):  # read as `bash x.sh` is (a red team, 2026-12-05: ran unjudged)
                 run_script(ctx, name, args[i + 1] if i + 1 < len(args) else _Word(None, v, "*"), "shell")
             i += 2
@@ -137,6 +139,7 @@ def cmd_eval(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 def cmd_source(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     if not args:
         return
+    ctx.report.sourced = True  # it may set PATH: which `pip` runs after it is not told (packages)
     script = args[0]
     if ctx.protected.guarding and not ctx.own_source and ctx.relation_of(script) == "inside":
         return  # `source ~/.bashrc`: the user's own file, only read (names_protected)

@@ -118,11 +118,13 @@ def names_unguarded(
     command: str, protected: ProtectedSet, *, cwd: str | None, bare: bool, outputs: Sequence[str] = ()
 ) -> bool:
     """Whether a command is held for the protected set where no container guards it: it names a
-    member (names_protected), or writes into the program's venv or base Python, or into `outputs`
-    (`unguarded_outputs`: members of `protected` that a command may name to read)."""
+    member (names_protected), or writes into the program's venv or base Python (inline code naming
+    them too: what it does with the name is not read), or into `outputs` (`unguarded_outputs`:
+    members of `protected` that a command, or its code, may name to read)."""
     members = tuple(member for member in unguarded_members(protected) if member not in outputs)
     named = names_protected(command, members, cwd=cwd, bare=bare)
-    return named or writes_into(command, (*unguarded_program(protected), *outputs), cwd=cwd)
+    program = unguarded_program(protected)
+    return named or writes_into(command, (*program, *outputs), cwd=cwd, code=program)
 
 
 class ContainerSlow(CommandRefused):

@@ -1,0 +1,385 @@
+"""Routes into the protected set that red team 13 noticed and left, where no container keeps it
+read-only (Linux without bwrap; Windows): then the classifier's second reading (`running.names_unguarded`)
+is the only guard. Each command here must wait for a person (headless: be refused, nothing written);
+the everyday commands beside them still run unheld.
+
+1. our own venv's pip (`<venv>/bin/pip install`, `<venv>/bin/python -m pip install`, a bare `pip`
+   that PATH finds there); 2. `pip install --target <venv's site-packages>`, an archive unpacked there;
+3. inline code naming the venv (`python3 -c "open('<venv>/.../x.pth','w')"`, a heredoc to python);
+4. CDPATH from the server's own environment, `bash -O cdable_vars`; 5. a base Python's pip that
+falls back to the user site (its site-packages not writable, `user = true` in pip's config, PIP_USER
+in the environment); 6. `GSETTINGS_BACKEND=keyfile gsettings set`.
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.core.classifier import Tier, classify
+from app.core.commands.running import names_unguarded
+from app.core.execution import container
+from tests.in_process_server import serving
+from tests.stdio_client import run
+
+LINUX = sys.platform.startswith("linux")
+REFUSED = "nobody can approve it and it was not run"
+GUARDED = "Changes a file Cowork Terminal guards"
+USER_SITE = "Installs into your Python user folder, which every Python program you start loads"
+DESKTOP = "Changes your desktop's settings, which can name programs it starts"
+PIP_SCRIPT = (
+    "import re\nimport sys\nfrom pip._internal.cli.main import main\nif __name__ == '__main__':\n    sys.exit(main())\n"
+)
+
+
+def python_prefix(folder: Path, *, venv: bool) -> Path:
+    """A Python's prefix as pip sees it: bin/pip and bin/python3, lib/python3.12/site-packages (and
+    pyvenv.cfg for a venv)."""
+    (folder / "bin").mkdir(parents=True)
+    (folder / "lib" / "python3.12" / "site-packages").mkdir(parents=True)
+    if venv:
+        (folder / "pyvenv.cfg").write_text("home = /usr/bin\ninclude-system-site-packages = false\n")
+    for name in ("pip", "pip3"):
+        (folder / "bin" / name).write_text(f"#!{folder}/bin/python3\n{PIP_SCRIPT}")
+        (folder / "bin" / name).chmod(0o755)
+    (folder / "bin" / "python3").symlink_to(sys.executable)
+    (folder / "bin" / "python").symlink_to(sys.executable)
+    return folder
+
+
+@pytest.fixture
+def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home folder with a project, the environment cleared of what moves pip or CDPATH."""
+    home = tmp_path / "ann"
+    (home / "code" / "site").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("APPDATA", "LOCALAPPDATA", "USERPROFILE", "XDG_CONFIG_HOME", "PYTHONUSERBASE", "VIRTUAL_ENV"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("CDPATH", "PIP_USER", "PIP_CONFIG_FILE", "PIP_TARGET", "PIP_PREFIX"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    return home
+
+
+@pytest.fixture
+def program(user: Path) -> container.ProtectedSet:
+    """The protected set of a source install in the home folder: its package, its venv (real files)."""
+    source = user / "src" / "cowork"
+    (source / "app").mkdir(parents=True)
+    python_prefix(source / ".venv", venv=True)
+    return container.protected_set(
+        "linux",
+        {},
+        str(user),
+        [f"{user}/.local/share/cowork-terminal"],
+        [f"{source}/app", f"{source}/.venv"],
+        f"{user}/.local/lib",
+    )
+
+
+def not_held(commands: list[str], protected: container.ProtectedSet, cwd: str) -> list[str]:
+    """The commands Runs._names_unguarded lets through, or the classifier judges safe (empty: all held)."""
+    return [
+        c
+        for c in commands
+        if not names_unguarded(c, protected, cwd=cwd, bare=False) or classify(c, cwd=cwd).tier is Tier.SAFE
+    ]
+
+
+def held(commands: list[str], protected: container.ProtectedSet, cwd: str) -> list[str]:
+    return [c for c in commands if names_unguarded(c, protected, cwd=cwd, bare=False)]
+
+
+# -- 1. our own venv's pip ----------------------------------------------------------------------------
+
+
+def test_an_install_by_our_venvs_pip_is_held(user: Path, program: container.ProtectedSet) -> None:
+    venv = f"{user}/src/cowork/.venv"
+    project = f"{user}/code/site"
+    commands = [
+        f"{venv}/bin/pip install helper",
+        f"{venv}/bin/pip3 install -U helper",
+        f"{venv}/bin/python -m pip install helper",
+        f"{venv}/bin/python3 -m pip install -e .",
+        "~/src/cowork/.venv/bin/pip install helper",
+        "../../src/cowork/.venv/bin/pip install helper",
+        f"env PIP_NO_INPUT=1 {venv}/bin/pip install helper",
+    ]
+    assert not_held(commands, program, project) == []
+    named = [  # the Python it installs into, named by an option
+        f"pip --python {venv}/bin/python install helper",
+        f"pip --python={venv}/bin/python3 install helper",
+        f"uv pip install --python {venv}/bin/python helper",
+        f"uv pip install -p {venv} helper",
+    ]
+    assert not_held(named, program, project) == []
+    everyday = [
+        f"{venv}/bin/python -m pytest",
+        f"{venv}/bin/pip list",
+        f"{venv}/bin/pip show helper",
+        f"{venv}/bin/pip download helper -d ./wheels",
+    ]
+    assert held(everyday, program, project) == []
+
+
+def test_a_bare_pip_that_path_finds_in_our_venv_is_held_and_a_projects_is_not(
+    user: Path, program: container.ProtectedSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server started from an activated venv: its PATH finds our venv's pip first."""
+    project = f"{user}/code/site"
+    monkeypatch.setenv("PATH", f"{user}/src/cowork/.venv/bin:/usr/bin:/bin")
+    assert not_held(["pip install helper", "python3 -m pip install helper"], program, project) == []
+    python_prefix(Path(project) / ".venv", venv=True)
+    monkeypatch.setenv("PATH", f"{project}/.venv/bin:/usr/bin:/bin")
+    everyday = ["pip install helper", "python3 -m pip install -r requirements.txt", ".venv/bin/pip install helper"]
+    assert held(everyday, program, project) == []
+    # a PATH or an activation of the command's own: which pip runs is not read from the server's PATH
+    monkeypatch.setenv("PATH", f"{user}/src/cowork/.venv/bin:/usr/bin:/bin")
+    assert held(["source .venv/bin/activate && pip install helper"], program, project) == []
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
+async def test_without_bwrap_our_venvs_pip_install_is_refused(
+    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+) -> None:
+    """The server's own venv (sys.prefix). Were it run, the install fails (no such file, no index):
+    nothing is installed either way."""
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setattr(site, "USER_BASE", None)
+    assert sys.prefix != sys.base_prefix, "this test runs in a venv"
+    missing = tmp_path / "missing" / "helper-1.0-py3-none-any.whl"
+    async with serving(home) as client:
+        pip = await run(
+            client, {"command": f"{sys.prefix}/bin/pip install --no-index --no-deps {missing}", "cwd": str(user)}
+        )
+        module = await run(
+            client, {"command": f"{sys.prefix}/bin/python -m pip install --no-index {missing}", "cwd": str(user)}
+        )
+        ok = await run(client, {"command": f"{sys.prefix}/bin/python -c 'print(40 + 2)'", "cwd": str(user)})
+    for result in (pip, module):
+        assert REFUSED in result.get("error", ""), result
+        assert GUARDED in result["error"]
+    assert ok.get("exitCode") == 0 and "42" in str(ok), ok
+
+
+def test_uv_pip_into_the_venv_it_finds_is_held_where_that_is_ours(
+    user: Path, program: container.ProtectedSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = f"{user}/code/site"
+    python_prefix(Path(project) / ".venv", venv=True)
+    assert held(["uv pip install helper", "uv pip sync requirements.txt"], program, project) == []  # the project's
+    monkeypatch.setenv("VIRTUAL_ENV", f"{user}/src/cowork/.venv")  # a server started from our activated venv
+    assert not_held(["uv pip install helper", "uv pip sync requirements.txt"], program, project) == []
+    assert held(["uv pip install --system helper", "uv pip install -p ./.venv helper"], program, project) == []
+
+
+def test_an_install_by_our_base_pythons_pip_is_held(user: Path, tmp_path: Path) -> None:
+    """The base Python our venv runs on, in the home folder (pyenv): its site-packages is ours too."""
+    base = python_prefix(user / ".pyenv" / "versions" / "3.12.3", venv=False)
+    protected = container.protected_set(
+        "linux", {}, str(user), [], [f"{user}/src/cowork/app", f"{user}/src/cowork/.venv", str(base)], None
+    )
+    project = f"{user}/code/site"
+    commands = ["~/.pyenv/versions/3.12.3/bin/pip install helper", f"{base}/bin/python3 -m pip install helper"]
+    assert not_held(commands, protected, project) == []
+    assert held([f"{base}/bin/python3 -m pytest", f"{base}/bin/pip list"], protected, project) == []
+
+
+# -- 2. into the venv's site-packages by an option -----------------------------------------------------
+
+
+def test_an_install_or_unpacking_into_our_venvs_site_packages_is_held(
+    user: Path, program: container.ProtectedSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site_packages = f"{user}/src/cowork/.venv/lib/python3.12/site-packages"
+    project = f"{user}/code/site"
+    commands = [
+        f"pip install --target {site_packages} helper",
+        f"pip install -t {site_packages} helper",
+        f"pip install --target={site_packages} helper",
+        f"pip install --tar {site_packages} helper",
+        f"pip install --prefix {user}/src/cowork/.venv helper",
+        f"tar -xf a.tar -C {site_packages}",
+        f"unzip a.zip -d {site_packages}",
+        f"gunzip -c a.gz > {site_packages}/x.pth",
+        f"cd {site_packages} && tar -xf /tmp/a.tar",
+    ]
+    assert not_held(commands, program, project) == []
+    everyday = ["pip install --target ./vendor helper", "tar -xf a.tar -C ./build", "unzip a.zip -d out"]
+    assert held(everyday, program, project) == []
+    monkeypatch.setenv("PIP_TARGET", site_packages)  # the server's environment names it
+    assert not_held(["pip install helper"], program, project) == []
+
+
+# -- 3. inline code naming the venv -----------------------------------------------------------------
+
+
+def test_inline_code_that_names_our_venv_is_held(user: Path, program: container.ProtectedSet) -> None:
+    site_packages = f"{user}/src/cowork/.venv/lib/python3.12/site-packages"
+    project = f"{user}/code/site"
+    commands = [
+        f"python3 -c \"open('{site_packages}/x.pth','w').write('import os')\"",
+        f"python3 -c \"import pathlib; pathlib.Path('{site_packages}/x.pth').write_text('import os')\"",
+        f"python3 - <<'EOF'\nopen('{site_packages}/x.pth', 'w').write('import os')\nEOF",
+        f"python3 <<'EOF'\nopen('{site_packages}/sitecustomize.py', 'w').write('import os')\nEOF",
+        f"node -e \"require('fs').writeFileSync('{site_packages}/x.pth', 'import os')\"",
+        f'perl -e \'open(my $f, ">", "{site_packages}/x.pth")\'',
+    ]
+    assert not_held(commands, program, project) == []
+    everyday = [
+        "python3 -c 'import sys; print(sys.path)'",
+        f"{user}/src/cowork/.venv/bin/python -c 'print(1)'",
+        "python3 - <<'EOF'\nprint(open('data.csv').read())\nEOF",
+    ]
+    assert held(everyday, program, project) == []
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
+async def test_without_bwrap_inline_python_writing_a_pth_into_our_venv_is_refused(
+    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+) -> None:
+    """The probe written, were it run, is a comment only; it is removed at the end."""
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setattr(site, "USER_BASE", None)
+    site_packages = Path(next(p for p in site.getsitepackages() if p.startswith(sys.prefix)))
+    probe = site_packages / "zz_rt14_probe.pth"
+    code = f"open('{probe}', 'w').write('# red team 14 probe')"
+    try:
+        async with serving(home) as client:
+            inline = await run(client, {"command": f'python3 -c "{code}"', "cwd": str(user)})
+            heredoc = await run(client, {"command": f"python3 - <<'EOF'\n{code}\nEOF", "cwd": str(user)})
+        assert not probe.exists(), f"it ran and wrote into our own venv's site-packages: {inline} {heredoc}"
+        for result in (inline, heredoc):
+            assert REFUSED in result.get("error", ""), result
+            assert GUARDED in result["error"]
+    finally:
+        probe.unlink(missing_ok=True)
+
+
+# -- 4. CDPATH from the server's environment, cdable_vars ---------------------------------------------
+
+
+def test_cdpath_of_the_servers_environment_is_followed_into_a_member(
+    user: Path, program: container.ProtectedSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = f"{user}/code/site"
+    monkeypatch.setenv("CDPATH", f".:{user}/.config")
+    commands = ["cd autostart && echo x > e.desktop", "cd autostart; cp ~/evil.desktop ."]
+    assert not_held(commands, program, project) == []
+    monkeypatch.setenv("CDPATH", f".:{user}/code")
+    everyday = ["cd site && echo x > a.txt", "cd src && npm test > out.log", "cd ./autostart && echo x > e.desktop"]
+    assert held(everyday, program, project) == []
+
+
+def test_cdable_vars_given_to_a_shell_is_followed(user: Path, program: container.ProtectedSet) -> None:
+    project = f"{user}/code/site"
+    commands = [
+        "bash -O cdable_vars -c 'cd AUTO && echo x > e.desktop'",
+        "bash -O cdable_vars -c 'cd HOMEVAR && echo x >> .bashrc'",
+        "shopt -s cdable_vars; cd AUTO && echo x > e.desktop",
+    ]
+    assert not_held(commands, program, project) == []
+    assert held(["bash -O extglob -c 'cd src && echo x > a.txt'"], program, project) == []
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
+async def test_without_bwrap_a_cd_through_the_users_cdpath_into_autostart_is_refused(
+    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+) -> None:
+    user = tmp_path / "user"
+    (user / ".config" / "autostart").mkdir(parents=True)
+    (user / "code" / "site").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setenv("CDPATH", f"{user}/.config:{user}/code")
+    monkeypatch.setattr(site, "USER_BASE", None)
+    async with serving(home) as client:
+        ok = await run(client, {"command": "cd site && echo x > a.txt", "cwd": str(user / "code")})
+        result = await run(client, {"command": "cd autostart && echo x > e.desktop", "cwd": str(user / "code")})
+    assert ok.get("exitCode") == 0, ok
+    assert (user / "code" / "site" / "a.txt").read_text() == "x\n"
+    assert not (user / ".config" / "autostart" / "e.desktop").exists(), f"it ran: {result}"
+    assert REFUSED in result.get("error", ""), result
+    assert GUARDED in result["error"]
+
+
+# -- 5. a base Python's pip that falls back to the user site --------------------------------------------
+
+
+@pytest.fixture
+def base_python(user: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A Python outside any venv first on PATH, no pip settings."""
+    prefix = python_prefix(tmp_path / "opt" / "python3.12", venv=False)
+    monkeypatch.setenv("PATH", f"{prefix}/bin:/usr/bin:/bin")
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    return prefix
+
+
+def test_a_base_pythons_pip_is_held_where_it_installs_into_the_user_site(
+    user: Path, program: container.ProtectedSet, base_python: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = f"{user}/code/site"
+    commands = ["pip install helper", "python3 -m pip install helper", f"{base_python}/bin/pip install helper"]
+    assert held(commands, program, project) == []  # its site-packages writable, no settings: as before
+    assert classify("pip install helper", cwd=project).plain == ("Changes installed software",)
+
+    site_packages = str(base_python / "lib" / "python3.12" / "site-packages")
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, m, **k: False if str(p) == site_packages else access(p, m, **k))
+    assert not_held(commands, program, project) == []  # pip falls back to the user site
+    for command in commands:
+        assert USER_SITE in classify(command, cwd=project).plain, command
+    assert held(["pip install --target ./vendor helper", "pip download helper"], program, project) == []
+    monkeypatch.undo()
+
+
+def test_user_true_in_pips_settings_or_pip_user_in_the_environment_is_held(
+    user: Path, program: container.ProtectedSet, base_python: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = f"{user}/code/site"
+    settings = user / ".config" / "pip" / "pip.conf"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("[install]\nuser = true\n")
+    monkeypatch.delenv("PIP_CONFIG_FILE")
+    assert not_held(["pip install helper"], program, project) == []
+    assert USER_SITE in classify("pip install helper", cwd=project).plain
+    settings.write_text("[global]\nuser = no\n")
+    assert held(["pip install helper"], program, project) == []
+    named = user / "pip.ini"
+    named.write_text("[global]\nuser = yes\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(named))
+    assert not_held(["pip install helper"], program, project) == []
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_USER", "1")
+    assert not_held(["pip install helper"], program, project) == []
+    # in a venv, pip refuses a user install: the venv's own pip is judged by where it installs
+    python_prefix(Path(project) / ".venv", venv=True)
+    monkeypatch.setenv("PATH", f"{project}/.venv/bin:/usr/bin:/bin")
+    assert held(["pip install helper"], program, project) == []
+
+
+# -- 6. gsettings with another backend ------------------------------------------------------------
+
+
+def test_gsettings_with_the_keyfile_backend_stays_held(user: Path, program: container.ProtectedSet) -> None:
+    project = f"{user}/code/site"
+    commands = [
+        "GSETTINGS_BACKEND=keyfile gsettings set org.gnome.desktop.interface gtk-theme x",
+        "env GSETTINGS_BACKEND=keyfile gsettings set org.gnome.desktop.interface gtk-theme x",
+        "export GSETTINGS_BACKEND=keyfile; gsettings set org.example key 1",
+        "env -u DISPLAY GSETTINGS_BACKEND=keyfile gsettings reset org.example key",
+    ]
+    assert not_held(commands, program, project) == []
+    for command in commands:
+        assert DESKTOP in classify(command, cwd=project).plain, command
+    assert held(["GSETTINGS_BACKEND=keyfile gsettings get org.example key"], program, project) == []
