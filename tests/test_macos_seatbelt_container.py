@@ -231,6 +231,28 @@ def test_the_model_is_told_a_write_sandbox_exec_refused_was_to_a_protected_file_
     assert note("echo ran") is None
 
 
+def test_a_protected_folder_deleted_and_made_anew_has_the_macos_profile_made_again(
+    tmp_path: Path, mac_user: Path
+) -> None:
+    """`for_paths` prepares the protected set again when a folder of it was replaced (the user's `mv
+    ~/.claude ~/.claude-old; mkdir ~/.claude`): the profile names folders by their real paths, and a
+    folder made anew must be denied too. Not a container of any other state."""
+    program, _record = stand_in(tmp_path, STAND_IN)
+    claude = mac_user / ".claude"
+    claude.mkdir()
+    found = container.macos_container((str(tmp_path / "app-data"),), sandbox_exec=program, platform="darwin")
+    assert found.state == container.SEATBELT and not container.to_prepare_again(found)
+    claude.rename(mac_user / ".claude-old")
+    claude.mkdir()
+    assert container.to_prepare_again(found), "the profile would deny the old folder, wherever it went"
+    again = container.macos_container((str(tmp_path / "app-data"),), sandbox_exec=program, platform="darwin")
+    assert not container.to_prepare_again(again)
+    failed = container.macos_container((str(tmp_path / "app-data"),), sandbox_exec=str(tmp_path / "none"))
+    claude.rename(mac_user / ".claude-older")
+    claude.mkdir()
+    assert failed.state != container.SEATBELT and not container.to_prepare_again(failed), "no profile to make"
+
+
 def test_a_stand_in_that_fails_the_probe_leaves_commands_running_uncontained_and_says_why(
     tmp_path: Path, mac_user: Path
 ) -> None:

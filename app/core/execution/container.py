@@ -1347,6 +1347,12 @@ def container_for(app_folders: tuple[str, ...], locks: tuple[str, ...] = (), sho
     return found
 
 
+def to_prepare_again(found: Container) -> bool:
+    """Whether the protected set must be prepared anew, a folder of it deleted or made anew since:
+    bwrap's binds and macOS's profile are made from it (a spare or session of the old one ends)."""
+    return (found.on or found.state == SEATBELT) and found.protected.folders_changed()
+
+
 def for_paths(paths: AppPaths, *, in_tray: bool = False) -> Container:
     """The container for an app home: our data and log folders (as named and real) and outputs.
     `in_tray`: the tray's own, whose commands see the tray's lock (hidden_locks)."""
@@ -1357,8 +1363,7 @@ def for_paths(paths: AppPaths, *, in_tray: bool = False) -> Container:
     if found.state == SLOW:  # not kept: the next command probes again
         container_for.cache_clear()
         return found
-    # Prepared anew: a spare or session of the old one ends; macOS's profile names the new links too.
-    if (found.on or found.state == SEATBELT) and found.protected.folders_changed():
+    if to_prepare_again(found):
         container_for.cache_clear()
         found = container_for(folders, locks, shown)
     if not found.on:
