@@ -49,6 +49,19 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's home folder for this test (`tmp_path/user`), as HOME here and for child processes,
+    with Python's user site read from it again (`site.USER_BASE`)."""
+    import site
+
+    folder = tmp_path / "user"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.setattr(site, "USER_BASE", None)
+    return folder
+
+
+@pytest.fixture
 def paths(home: Path) -> AppPaths:
     return data_folder.ensure(AppPaths.from_environment())
 

@@ -136,7 +136,7 @@ def test_rt13_on_windows_a_pth_in_our_venv_or_the_users_python_is_not_held(windo
 
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 async def test_rt13_without_bwrap_a_headless_command_writes_a_pth_into_the_servers_own_venv(
-    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    home: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path, no_container: None
 ) -> None:
     """Through execute_command of a headless server with bwrap missing (the tray says protection is
     weaker): `echo ... > <this venv's site-packages>/zz_rt13_probe.pth`. What should happen: as for
@@ -144,10 +144,7 @@ async def test_rt13_without_bwrap_a_headless_command_writes_a_pth_into_the_serve
     Terminal guards") and the file is not made. What went wrong: it ran (exit 0) and the `.pth`
     exists, where every later start of the tray, of `serve` and of its windows runs its `import` line.
     The probe written here is a comment only, and is removed at the end."""
-    user = tmp_path / "user"
-    user.mkdir()
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setattr(site, "USER_BASE", None)
+    user = user_home
     assert sys.prefix != sys.base_prefix, "this test runs in a venv"
     site_packages = Path(next(p for p in site.getsitepackages() if p.startswith(sys.prefix)))
     probe = site_packages / "zz_rt13_probe.pth"
@@ -189,19 +186,16 @@ def test_rt13_a_decompressor_whose_suffix_option_strips_to_a_protected_name_is_n
 
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 async def test_rt13_without_bwrap_gzip_d_with_a_suffix_rewrites_bashrc_unheld(
-    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    home: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path, no_container: None
 ) -> None:
     """Through execute_command of a headless server with bwrap missing: the agent's line, gzipped to
     `~/.bashrcx` (a name no member has), then `gzip -df -S x ~/.bashrcx`. What should happen: held as
     `echo calc >> ~/.bashrc` is (headless: refused, "Changes a file Cowork Terminal guards"), and
     `~/.bashrc` unchanged. What went wrong: it ran, and `~/.bashrc` now holds `echo PWNED`, which the
     user's next shell runs."""
-    user = tmp_path / "user"
-    user.mkdir()
+    user = user_home
     (user / ".bashrc").write_text("alias ll='ls -l'\n")
     (user / "evil.gz").write_bytes(gzip.compress(b"echo PWNED\n"))
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setattr(site, "USER_BASE", None)
     async with serving(home) as client:
         control = await run(client, {"command": "echo calc >> ~/.bashrc", "cwd": str(user)})
         assert REFUSED in control.get("error", ""), control  # the weaker mode's guard is on here
@@ -263,18 +257,16 @@ def test_rt13_a_cd_into_a_member_by_a_glob_then_a_relative_write_is_not_held(
 
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 async def test_rt13_without_bwrap_cdpath_puts_an_autostart_entry_in_place_unheld(
-    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    home: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path, no_container: None
 ) -> None:
     """Through execute_command of a headless server with bwrap missing, in the user's project:
     `CDPATH=~/.config cd autostart && printf ... > evil.desktop`. What should happen: held (headless:
     refused, "Changes a file Cowork Terminal guards") and no entry made, as `echo x >
     ~/.config/autostart/evil.desktop` is. What went wrong: it ran and the autostart entry exists,
     which the desktop runs at the user's next login."""
-    user = tmp_path / "user"
-    (user / ".config" / "autostart").mkdir(parents=True)
+    user = user_home
+    (user / ".config" / "autostart").mkdir(parents=True, exist_ok=True)
     (user / "project").mkdir()
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setattr(site, "USER_BASE", None)
     entry = "[Desktop Entry]\\nType=Application\\nExec=sh -c id\\n"
     async with serving(home) as client:
         result = await run(
@@ -368,7 +360,7 @@ def test_rt13_the_outputs_folder_is_in_the_containers_set_but_not_in_the_unguard
 
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 async def test_rt13_without_bwrap_a_command_rewrites_a_whole_output_the_model_is_told_to_read(
-    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    home: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path, no_container: None
 ) -> None:
     """Through execute_command of a headless server with bwrap missing: `seq 1 30000` (its whole
     output kept in `outputFile`), then `printf ... > <that outputFile>`. What should happen: the
@@ -376,10 +368,7 @@ async def test_rt13_without_bwrap_a_command_rewrites_a_whole_output_the_model_is
     the command printed. What went wrong: the second command ran and the outputFile, which the
     answer tells the model (or another app's model, for a file of its folder) to read, now says what
     the writer chose."""
-    user = tmp_path / "user"
-    user.mkdir()
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setattr(site, "USER_BASE", None)
+    user = user_home
     async with serving(home) as client:
         first = await run(client, {"command": "seq 1 30000", "cwd": str(user)})
         output = first.get("outputFile")
@@ -423,18 +412,15 @@ def test_rt13_a_write_through_dev_stdin_or_dev_fd_to_a_file_opened_for_reading_i
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 @pytest.mark.parametrize("tool", ["execute_command", "execute_read_only_command"])
 async def test_rt13_without_bwrap_echo_into_dev_stdin_appends_to_bashrc_unheld(
-    tool: str, home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    tool: str, home: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path, no_container: None
 ) -> None:
     """Through a headless server with bwrap missing, the model calls `tool` with
     `echo 'echo PWNED' <~/.bashrc >>/dev/stdin`. What should happen: held as `echo calc >> ~/.bashrc`
     is (headless: refused) by execute_command, and refused as not read-only by
     execute_read_only_command; `~/.bashrc` unchanged. What went wrong: both ran it (judged safe) and
     `~/.bashrc` ends with `echo PWNED`, which the user's next shell runs."""
-    user = tmp_path / "user"
-    user.mkdir()
+    user = user_home
     (user / ".bashrc").write_text("alias ll='ls -l'\n")
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setattr(site, "USER_BASE", None)
     async with serving(home) as client:
         called = await client.call_tool(
             tool, {"command": "echo 'echo PWNED' <~/.bashrc >>/dev/stdin", "cwd": str(user)}
@@ -446,7 +432,7 @@ async def test_rt13_without_bwrap_echo_into_dev_stdin_appends_to_bashrc_unheld(
 
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 async def test_rt13_without_bwrap_the_session_keeps_a_read_descriptor_and_a_later_call_writes_through_it(
-    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    home: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path, no_container: None
 ) -> None:
     """Through terminal_run of a headless server with bwrap missing: `exec 3<~/.bashrc` (only reads;
     judged safe and not lasting: admission.lasts_in_session), then, in a later call,
@@ -455,11 +441,8 @@ async def test_rt13_without_bwrap_the_session_keeps_a_read_descriptor_and_a_late
     `~/.bashrc` unchanged. What went wrong: both ran unheld and `~/.bashrc` ends with `echo PWNED`.
     Making `/dev/fd/N` a write in check_redirects would not be enough here: the second call alone
     names no member."""
-    user = tmp_path / "user"
-    user.mkdir()
+    user = user_home
     (user / ".bashrc").write_text("alias ll='ls -l'\n")
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setattr(site, "USER_BASE", None)
     async with serving(home) as client:
         first = await client.call_tool("terminal_run", {"command": "exec 3<~/.bashrc"})
         second = await client.call_tool("terminal_run", {"command": "echo 'echo PWNED' >>/dev/fd/3"})

@@ -5,7 +5,6 @@ command here is what a person must allow there; the everyday ones beside them st
 
 from __future__ import annotations
 
-import site
 import sys
 from pathlib import Path
 
@@ -102,13 +101,11 @@ def test_cdpath_of_a_project_folder_and_globs_elsewhere_stay_unheld(members: tup
 
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 async def test_without_bwrap_a_cdpath_into_the_project_runs_and_one_into_autostart_is_refused(
-    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    home: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path, no_container: None
 ) -> None:
-    user = tmp_path / "user"
-    (user / ".config" / "autostart").mkdir(parents=True)
-    (user / "code" / "site").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setattr(site, "USER_BASE", None)
+    user = user_home
+    (user / ".config" / "autostart").mkdir(parents=True, exist_ok=True)
+    (user / "code" / "site").mkdir(parents=True, exist_ok=True)
     async with serving(home) as client:
         ok = await run(client, {"command": "CDPATH=~/code cd site && echo x > a.txt", "cwd": str(user)})
         held = await run(client, {"command": "cd ~/.con*/autos* && echo x > e.desktop", "cwd": str(user / "code")})

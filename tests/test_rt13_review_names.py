@@ -6,7 +6,6 @@ not lead into a dot-folder. Each test failed before its fix."""
 
 from __future__ import annotations
 
-import site
 import sys
 from pathlib import Path
 
@@ -76,12 +75,9 @@ def test_reading_a_saved_output_is_not_held_and_writing_one_is(linux_home: None)
 
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 async def test_without_bwrap_a_saved_output_is_read_and_copied_and_not_rewritten(
-    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    home: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path, no_container: None
 ) -> None:
-    user = tmp_path / "user"
-    user.mkdir()
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setattr(site, "USER_BASE", None)
+    user = user_home
     async with serving(home) as client:
         first = await run(client, {"command": "seq 1 30000", "cwd": str(user)})
         output = first.get("outputFile")

@@ -145,14 +145,11 @@ def test_a_bare_pip_that_path_finds_in_our_venv_is_held_and_a_projects_is_not(
 @pytest.mark.anyio
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 async def test_without_bwrap_our_venvs_pip_install_is_refused(
-    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    home: Path, user_home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
 ) -> None:
     """The server's own venv (sys.prefix). Were it run, the install fails (no such file, no index):
     nothing is installed either way."""
-    user = tmp_path / "user"
-    user.mkdir()
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setattr(site, "USER_BASE", None)
+    user = user_home
     assert sys.prefix != sys.base_prefix, "this test runs in a venv"
     missing = tmp_path / "missing" / "helper-1.0-py3-none-any.whl"
     async with serving(home) as client:
@@ -244,13 +241,10 @@ def test_inline_code_that_names_our_venv_is_held(user: Path, program: container.
 @pytest.mark.anyio
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 async def test_without_bwrap_inline_python_writing_a_pth_into_our_venv_is_refused(
-    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    home: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path, no_container: None
 ) -> None:
     """The probe written, were it run, is a comment only; it is removed at the end."""
-    user = tmp_path / "user"
-    user.mkdir()
-    monkeypatch.setenv("HOME", str(user))
-    monkeypatch.setattr(site, "USER_BASE", None)
+    user = user_home
     site_packages = Path(next(p for p in site.getsitepackages() if p.startswith(sys.prefix)))
     probe = site_packages / "zz_rt14_probe.pth"
     code = f"open('{probe}', 'w').write('# red team 14 probe')"
@@ -295,14 +289,12 @@ def test_cdable_vars_given_to_a_shell_is_followed(user: Path, program: container
 @pytest.mark.anyio
 @pytest.mark.skipif(not LINUX, reason="the weaker mode of Linux (bwrap missing)")
 async def test_without_bwrap_a_cd_through_the_users_cdpath_into_autostart_is_refused(
-    home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_container: None
+    home: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path, no_container: None
 ) -> None:
-    user = tmp_path / "user"
-    (user / ".config" / "autostart").mkdir(parents=True)
-    (user / "code" / "site").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(user))
+    user = user_home
+    (user / ".config" / "autostart").mkdir(parents=True, exist_ok=True)
+    (user / "code" / "site").mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("CDPATH", f"{user}/.config:{user}/code")
-    monkeypatch.setattr(site, "USER_BASE", None)
     async with serving(home) as client:
         ok = await run(client, {"command": "cd site && echo x > a.txt", "cwd": str(user / "code")})
         result = await run(client, {"command": "cd autostart && echo x > e.desktop", "cwd": str(user / "code")})

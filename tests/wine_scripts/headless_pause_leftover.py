@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 import anyio
 from mcp import Client
@@ -24,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters
 
 # This Windows Python (the embeddable one) does not put a script's folder on sys.path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rt13_pause_leftover import alive, lines, step  # noqa: E402 - beside this script
+from rt13_pause_leftover import alive, leave_ticker, lines, step  # noqa: E402 - beside this script
 
 TICKER = sys.argv[1]
 QUIET_S = float(sys.argv[2])  # from the command's end to the pause: past the backstop's idle end
@@ -38,15 +37,7 @@ async def main() -> dict:
         command=sys.executable, args=["-I", "-m", "app", "serve", "--headless"], env=dict(os.environ)
     )
     async with Client(params, mode="legacy") as client:
-        command = f"C:/python/python.exe '{TICKER}' '{ticks}' >/dev/null 2>&1 &"
-        result = await client.call_tool("execute_command", {"command": command})
-        report["left_command"] = json.loads(result.content[0].text) if not result.is_error else result.content[0].text
-        deadline = time.monotonic() + 60
-        while len(lines(ticks)) < 5 and time.monotonic() < deadline:
-            await anyio.sleep(0.2)
-        first = lines(ticks)
-        report["ticker_pid"] = pid = int(first[0].split()[1]) if first else None
-        report["ticking_before_pause"] = len(first) >= 5
+        pid = await leave_ticker(client, TICKER, ticks, report)
         await anyio.sleep(QUIET_S)
         step("pause")
         paused = subprocess.run(

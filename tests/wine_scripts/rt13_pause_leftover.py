@@ -61,21 +61,27 @@ def alive(pid: int) -> bool:
     return code.value == 259  # STILL_ACTIVE
 
 
+async def leave_ticker(client: Client, ticker: str, ticks: str, report: dict) -> int | None:
+    """A command that leaves `ticker` writing to `ticks` in the background; its pid once it ticks."""
+    command = f"C:/python/python.exe '{ticker}' '{ticks}' >/dev/null 2>&1 &"
+    result = await client.call_tool("execute_command", {"command": command})
+    report["left_command"] = json.loads(result.content[0].text) if not result.is_error else result.content[0].text
+    deadline = time.monotonic() + 60
+    while len(lines(ticks)) < 5 and time.monotonic() < deadline:
+        await anyio.sleep(0.2)
+    first = lines(ticks)
+    report["ticker_pid"] = pid = int(first[0].split()[1]) if first else None
+    report["ticking_before_pause"] = len(first) >= 5
+    return pid
+
+
 async def main() -> dict:
     paths = AppPaths.from_environment()
     report: dict = {"state_before": wait_for_tray(paths)}
     ticks = os.path.join(tempfile.mkdtemp(), "ticks.txt")
     params = StdioServerParameters(command=sys.executable, args=["-I", "-m", "app", "serve"])
     async with Client(params, mode="legacy") as client:
-        command = f"C:/python/python.exe '{TICKER}' '{ticks}' >/dev/null 2>&1 &"
-        result = await client.call_tool("execute_command", {"command": command})
-        report["left_command"] = json.loads(result.content[0].text) if not result.is_error else result.content[0].text
-        deadline = time.monotonic() + 60
-        while len(lines(ticks)) < 5 and time.monotonic() < deadline:
-            await anyio.sleep(0.2)
-        first = lines(ticks)
-        report["ticker_pid"] = pid = int(first[0].split()[1]) if first else None
-        report["ticking_before_pause"] = len(first) >= 5
+        pid = await leave_ticker(client, TICKER, ticks, report)
         step("pause")
         try:
             report["pause"] = "accepted: " + str(ask_tray(paths, "pause", wait_s=30.0).get("message"))
