@@ -166,6 +166,15 @@ def test_a_seatbelt_container_without_members_the_user_allowed_keeps_the_rest_de
     assert everything.wrap(COMMAND, -1)[:3] == ["/usr/bin/sandbox-exec", "-p", "(version 1)\n(allow default)\n"]
 
 
+def test_macos_profile_guards_the_protected_set_by_name_as_bwrap_does() -> None:
+    """So the tray tells the person of a program file with another name (a hard link, as uv fills a
+    venv) on macOS too: the profile denies writes by path, and another name is another path."""
+    assert container.guards_by_name(Container(container.SEATBELT, sandbox_exec="/usr/bin/sandbox-exec"))
+    assert container.guards_by_name(Container(container.ON, bwrap="/usr/bin/bwrap"))
+    for state in (container.SEATBELT_FAILED, container.UNSUPPORTED, container.OFF):
+        assert not container.guards_by_name(Container(state)), state
+
+
 def test_other_states_leave_the_command_as_it_is() -> None:
     for state in (container.SEATBELT_FAILED, container.UNSUPPORTED, container.OFF, container.PRIVILEGED):
         found = Container(state, protected=SET, home="/Users/ann")

@@ -1347,10 +1347,16 @@ def container_for(app_folders: tuple[str, ...], locks: tuple[str, ...] = (), sho
     return found
 
 
+def guards_by_name(found: Container) -> bool:
+    """Whether the OS keeps the protected set read-only by its names: bwrap's binds, macOS's profile.
+    Both are made from the set as prepared, and neither covers another name a file has (a hard link)."""
+    return found.on or found.state == SEATBELT
+
+
 def to_prepare_again(found: Container) -> bool:
-    """Whether the protected set must be prepared anew, a folder of it deleted or made anew since:
-    bwrap's binds and macOS's profile are made from it (a spare or session of the old one ends)."""
-    return (found.on or found.state == SEATBELT) and found.protected.folders_changed()
+    """Whether the protected set must be prepared anew, a folder of it deleted or made anew since
+    (a spare or session of the old one ends)."""
+    return guards_by_name(found) and found.protected.folders_changed()
 
 
 def for_paths(paths: AppPaths, *, in_tray: bool = False) -> Container:

@@ -349,8 +349,8 @@ def _say_if_unprotected(app: ActionsApp) -> None:
     if said:
         log.warning("commands are less protected: %s", container.log_message(found.state, found.detail, found.scoping))
         app.notifier.notify(_("Commands are less protected"), said)
-    linked = container.linked_program_file(found.protected.program) if found.on else None
-    if linked is not None:  # the read-only bind covers one of its names
+    linked = container.linked_program_file(found.protected.program) if container.guards_by_name(found) else None
+    if linked is not None:  # the read-only bind (macOS: the profile) covers one of its names
         log.warning("commands can change the program's files through another name (a hard link): %s", linked)
         app.notifier.notify(_("Cowork Terminal's files are not protected"), container.linked_message())
 
