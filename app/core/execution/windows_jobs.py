@@ -298,7 +298,10 @@ def in_any_job(pid: int) -> bool:
         umbrella, opened_here, unsure = _UMBRELLA, None, []
         if umbrella is None:
             opened_here = kernel32.OpenJobObjectW(JOB_OBJECT_QUERY, False, UMBRELLA_NAME) or None
-            unsure = umbrella_answers(opened_here is not None, ctypes.get_last_error())
+            error = ctypes.get_last_error()
+            unsure = umbrella_answers(opened_here is not None, error)
+            if unsure:  # another object took the name, or its rights were changed: said, not guessed
+                log.warning("the tray's named job cannot be asked (%s): no peer is taken for the tray", error)
             umbrella = opened_here
         try:
             if umbrella is not None:
