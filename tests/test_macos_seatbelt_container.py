@@ -240,6 +240,25 @@ def test_the_model_is_told_a_write_sandbox_exec_refused_was_to_a_protected_file_
     assert note("echo ran") is None
 
 
+def test_a_command_let_out_of_the_macos_profile_is_not_told_to_ask_for_an_allow_it_had(
+    tmp_path: Path, mac_user: Path
+) -> None:
+    """Runs.run gives protection_note the container the command ran in (CommandSpec.container): one a
+    person let out (PRIVILEGED: no sandbox-exec) or let write a member (the profile without it) that
+    fails with a refusal naming that file was refused by something else, and is not told to ask for
+    an Allow it already had."""
+    program, _record = stand_in(tmp_path, STAND_IN)
+    found = container.macos_container((str(tmp_path / "app-data"),), sandbox_exec=program, platform="darwin")
+    zshrc = f"{os.path.realpath(mac_user)}/.zshrc"
+    said = tmp_path / "said.txt"
+    said.write_text(f"bash: {zshrc}: Operation not permitted\n")  # as the kernel's refusal of another cause
+    spec = CommandSpec(f"cat {said} >&2; exit 1", str(tmp_path), dict(os.environ), 10, BASH, container=found)
+    result = anyio.run(run_command, spec)
+    assert "is protected by Cowork Terminal" in (protection_note(result, found) or ""), "in the profile"
+    assert protection_note(result, Container(container.PRIVILEGED)) is None
+    assert protection_note(result, found.without([zshrc])) is None
+
+
 def test_a_protected_folder_deleted_and_made_anew_has_the_macos_profile_made_again(
     tmp_path: Path, mac_user: Path
 ) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import site
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -375,3 +376,140 @@ def test_gsettings_with_the_keyfile_backend_stays_held(user: Path, program: cont
     for command in commands:
         assert DESKTOP in classify(command, cwd=project).plain, command
     assert held(["GSETTINGS_BACKEND=keyfile gsettings get org.example key"], program, project) == []
+
+
+# -- a review of the above (2026-12-06) -----------------------------------------------------------------
+
+
+def non_root(monkeypatch: pytest.MonkeyPatch, *unwritable: Path) -> None:
+    """A user who cannot write `unwritable` (this machine runs tests as root, who can write anything)."""
+    access = os.access
+    folders = {str(p) for p in unwritable}
+    monkeypatch.setattr(os, "access", lambda p, m, **k: False if str(p) in folders else access(p, m, **k))
+
+
+def test_pips_settings_files_are_read_only_when_regular_and_small(
+    user: Path, program: container.ProtectedSet, base_python: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mkfifo ~/.config/pip/pip.conf` blocked the classifier forever (on the server's event loop),
+    and a link to /dev/zero ate memory: only a regular file is read, of 64 kB at most."""
+    project = f"{user}/code/site"
+    monkeypatch.delenv("PIP_CONFIG_FILE")
+    settings = user / ".config" / "pip" / "pip.conf"
+    settings.parent.mkdir(parents=True)
+    command = "python3 -m pip install -r requirements.txt"
+    for fifo in (settings, base_python / "pip.conf"):
+        os.mkfifo(fifo)
+        judged: list[bool] = []
+
+        def judge(into: list[bool] = judged) -> None:
+            into.append(names_unguarded(command, program, cwd=project, bare=False))
+
+        thread = threading.Thread(target=judge, daemon=True)
+        thread.start()
+        thread.join(10)
+        blocked = thread.is_alive()
+        if blocked:  # let it go: a writer that opens and closes gives the reader an end of file
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            thread.join(10)
+        assert not blocked, f"the classifier waited on a FIFO at {fifo}"
+        assert judged == [False]
+        fifo.unlink()
+    settings.symlink_to("/dev/zero")  # not read: never ends
+    assert held([command], program, project) == []
+    settings.unlink()
+    settings.mkdir()  # pip skips a folder too
+    assert held([command], program, project) == []
+    settings.rmdir()
+    settings.write_text("[install]\nuser = no\n" + "#" * 70_000 + "\n[install]\nuser = yes\n")
+    # too large to read here, but pip reads it: where it installs cannot be told, so it is asked
+    assert not_held([command], program, project) == []
+    settings.write_text("[install]\nuser = yes\n")
+    assert not_held([command], program, project) == []
+
+
+def test_a_bare_pip_run_by_an_environment_runner_is_not_looked_up_on_the_servers_path(
+    user: Path, program: container.ProtectedSet, base_python: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`uv run pip`, `poetry run pip`...: the runner puts its own environment's pip first on PATH; the
+    server's PATH finds a Python outside any venv, whose pip would fall back to the user site."""
+    project = f"{user}/code/site"
+    python_prefix(Path(project) / ".venv", venv=True)
+    non_root(monkeypatch, base_python / "lib" / "python3.12" / "site-packages")
+    assert not_held(["pip install helper"], program, project) == []  # the server's PATH's pip, itself
+    runners = [
+        "uv run pip install -r requirements.txt",
+        "uv run python -m pip install -e .",
+        "poetry run pip install helper",
+        "pipenv run pip install helper",
+        "hatch run pip install helper",
+        "conda run -n work pip install helper",
+        "pyenv exec pip install helper",
+        "tox exec -- pip install helper",
+    ]
+    assert held(runners, program, project) == []
+    monkeypatch.setenv("PATH", f"{user}/src/cowork/.venv/bin:/usr/bin:/bin")  # a server started from our venv
+    assert held(["uv run pip install helper", "poetry run pip install helper"], program, project) == []
+
+
+def test_an_externally_managed_python_or_an_install_of_nothing_is_not_held(
+    user: Path, program: container.ProtectedSet, base_python: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PEP 668: pip refuses to install into a Python its distribution manages, unless told to break it."""
+    project = f"{user}/code/site"
+    non_root(monkeypatch, base_python / "lib" / "python3.12" / "site-packages")
+    assert held(["pip install --dry-run helper", "pip install --help", "pip install -h"], program, project) == []
+    (base_python / "lib" / "python3.12" / "EXTERNALLY-MANAGED").write_text("[externally-managed]\nError=no\n")
+    assert held(["pip install helper", "python3 -m pip install -r requirements.txt"], program, project) == []
+    broken = [
+        "pip install --break-system-packages helper",
+        "PIP_BREAK_SYSTEM_PACKAGES=1 pip install helper",
+    ]
+    assert not_held(broken, program, project) == []
+    monkeypatch.setenv("PIP_BREAK_SYSTEM_PACKAGES", "1")
+    assert not_held(["pip install helper"], program, project) == []
+    monkeypatch.delenv("PIP_BREAK_SYSTEM_PACKAGES")
+    settings = user / "pip.conf"
+    settings.write_text("[global]\nbreak-system-packages = true\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(settings))
+    assert not_held(["pip install helper"], program, project) == []
+
+
+def test_the_commands_own_pip_variables_activation_or_path_into_our_venv_are_held(
+    user: Path, program: container.ProtectedSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    venv = f"{user}/src/cowork/.venv"
+    site_packages = f"{venv}/lib/python3.12/site-packages"
+    project = f"{user}/code/site"
+    commands = [
+        f"PIP_TARGET={site_packages} pip install helper",
+        f"export PIP_TARGET={site_packages}; pip install helper",
+        f"env PIP_TARGET={site_packages} pip install helper",
+        f"PIP_PREFIX={venv} pip install helper",
+        "PIP_PREFIX=~/src/cowork/.venv pip install helper",
+        f"pip --pyth {venv}/bin/python install helper",
+        f"pip --py={venv}/bin/python install helper",
+        f"PIP_PYTHON={venv}/bin/python pip install helper",
+        f"UV_PYTHON={venv}/bin/python uv pip install helper",
+        f"VIRTUAL_ENV={venv} uv pip install helper",
+        f"export VIRTUAL_ENV={venv}; uv pip install helper",
+        f"PATH={venv}/bin:$PATH pip install helper",
+        f"source {venv}/bin/activate && pip install helper",
+        f". {venv}/bin/activate; python -m pip install helper",
+        f"cd {user}/src/cowork && source .venv/bin/activate && pip install helper",
+        f"{venv}/bin/pip uninstall -y pip",
+        f"{venv}/bin/python -m pip uninstall -y helper",
+        f"pip --python {venv}/bin/python uninstall -y helper",
+    ]
+    assert not_held(commands, program, project) == []
+    python_prefix(Path(project) / ".venv", venv=True)
+    everyday = [
+        "PIP_TARGET=./vendor pip install helper",
+        "PIP_PREFIX=/tmp/x pip install helper",
+        "source .venv/bin/activate && pip install -r requirements.txt",
+        "PATH=./node_modules/.bin:$PATH pip install helper",
+        "VIRTUAL_ENV=.venv uv pip install helper",
+        ".venv/bin/pip uninstall -y helper",
+        "pip uninstall -y helper",
+    ]
+    assert held(everyday, program, project) == []

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import configparser
-import glob
 import json
-import os
-import posixpath
 import re
-import shutil
 
-from .findings import D, M, _snip
-from .options import _operands, _short_flags, _split_options, expanded, long_option
+from . import pip_places
+from .findings import D, M
+from .options import _operands, _short_flags, _split_options, expanded
 from .options import subcommand as after_options
 from .rule import Analysis
 from .stdin import _Stdin
@@ -19,10 +15,9 @@ from .tables import (
     _JS_READ,
     _JS_REMOVE,
     _PACKAGE_MANAGERS,
-    _PYTHON,
     _names,
 )
-from .words import _Word, _word_end
+from .words import _Word
 
 
 def subcommand(ctx: Analysis, args: list[_Word], what: str) -> str | None:
@@ -50,7 +45,7 @@ def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> 
         ctx.add(D, "{name} env remove: deletes an environment", name=name)
         return
     if name in ("pip", "pip2", "pip3"):  # `pip --python <venv>/bin/python install x`: not the subcommand
-        sub, _rest = after_options(ctx, name, args, _PIP_GENERAL_VALUES)
+        sub, _rest = after_options(ctx, name, args, pip_places.GENERAL_VALUES)
     else:
         sub = subcommand(ctx, args, name)
     if sub is None:
@@ -60,6 +55,8 @@ def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> 
         ctx.note_written(_Word(None, "~/.bashrc", f"{ctx.home}/.*", glob=True))
     if sub in remove:
         ctx.add(D, "{name} {sub}: removes packages", name=name, sub=sub)
+        if name in ("pip", "pip2", "pip3") and sub == "uninstall":  # from our venv: changes what it runs
+            pip_places.own_places(ctx, args, install=False)
     elif sub in read or (sub == "" and any(a.value in ("--version", "-V", "--help") for a in args)):
         if name == "cargo":  # `cargo metadata` runs a rustc-wrapper the project's settings name (a review)
             ctx.report.settings.append(("cargo", "", False))
@@ -69,209 +66,7 @@ def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> 
         if sub in _RUNS_GIVEN:
             ctx.may_run(args, depth)
         if name in ("pip", "pip2", "pip3") and sub in ("install", "sync"):  # `uv pip sync` installs too
-            _pip_install_places(ctx, args)
-
-
-# Where `pip install` puts packages other than the running Python's own site-packages: the folder an
-# option names, or with `--user` (or PIP_USER set) the user site, whose `.pth` files and
-# usercustomize every Python runs at start. Noted as written, so that where no container keeps the
-# user site read-only, a person is asked (names_protected; red team 13, 2026-12-06). A venv's own
-# `pip install` names none of them and is judged as before.
-_PIP_PLACES = frozenset({"prefix", "root", "target", "src"})
-# pip's general options that take a value, which may come before its subcommand
-_PIP_GENERAL_VALUES = frozenset({"--python", "--log", "--log-file", "--local-log", "--proxy", "--retries",
-                                 "--timeout", "--exists-action", "--trusted-host", "--cert", "--client-cert",
-                                 "--cache-dir", "--use-feature", "--use-deprecated", "--keyring-provider",
-                                 "--resume-retries"})  # fmt: skip
-# Long options of `pip install` that share a beginning with those: pip (optparse) takes any prefix
-# naming one option alone (`--tar DIR` is `--target`), and refuses one naming several (`--pref`).
-_PIP_LONG = (*_PIP_PLACES, "prefer-binary", "pre", "root-user-action", "trusted-host", "timeout", "user")
-_PIP_VALUE_LETTERS = frozenset("rcetfi")  # pip's one-letter options that take a value
-
-
-def _pip_places(args: list[_Word]) -> list[_Word]:
-    """The folders given to `pip install` by `--prefix`, `--root`, `--target` (`-t`) and `--src`."""
-    found = []
-    for k, a in enumerate(args):
-        v = a.value if a.value is not None else a.pattern  # `--prefix=$HOME/.local`: by its pattern
-        following = args[k + 1 : k + 2]
-        if v == "--":
-            break
-        if v.startswith("--") and long_option(v, _PIP_LONG) in _PIP_PLACES:
-            found += [_attached(a, len(v) - v.index("=") - 1, "=")] if "=" in v else following
-        elif v.startswith("-") and not v.startswith("--") and "t" in v:
-            at = v.index("t")
-            if not _PIP_VALUE_LETTERS & set(v[1:at]):  # `-rt`: `t` is -r's file, not an option
-                found += [_attached(a, len(v) - at - 1, "t")] if v[at + 1 :] else following
-    return found
-
-
-def _attached(word: _Word, length: int, after: str) -> _Word:
-    """An option's value joined to it (`--prefix=~/x`, `-tvendor`), said as written after `after`."""
-    value = _word_end(word, length)
-    said = word.source.partition(after)[2].strip("'\"") or word.source
-    return _Word(value.value, said, value.pattern, value.glob)
-
-
-def _pip_install_places(ctx: Analysis, args: list[_Word]) -> None:
-    places = _pip_places(args)
-    for variable in ("PIP_TARGET", "PIP_PREFIX"):  # the server's, which the command's pip is given
-        value = os.environ.get(variable)
-        if value and variable not in ctx.report.variables:
-            places.append(_Word(value, f"${variable}", value))
-    for word in places:
-        if _installs_into(ctx, word):  # `--target <our venv's site-packages>`
-            ctx.add(M, "pip install: installs into {source}", source=_snip(word.source))
-    user = any(a.value == "--user" for a in args) or "PIP_USER" in ctx.report.variables
-    prefix, pip = (
-        (None, False) if user or places or any(a.value == "--no-user" for a in args) else _pip_prefix(ctx, args)
-    )
-    if prefix is not None and pip and not os.path.isfile(f"{prefix}/pyvenv.cfg"):
-        user = _installs_for_user(prefix)  # uv never falls back to the user site
-    if prefix is not None and not user:
-        # into that Python's own site-packages: our venv's (`<venv>/bin/pip install`) or base Python's is held
-        _installs_into(ctx, _Word(None, f"{prefix}/lib", f"{prefix}/lib/*", glob=True))
-    if user:
-        ctx.add(
-            M, "pip install --user: installs into your Python user folder, which every Python program you start loads"
-        )
-        for site in _user_sites(ctx.home):
-            ctx.note_written(_Word(None, "~/.local/lib", site, glob=True))
-
-
-def _installs_into(ctx: Analysis, word: _Word) -> bool:
-    """Note the folder pip installs into as surely written, which `writes_into` counts (our venv, a
-    red team, 2026-12-06), and as an archive's is: what it brings is installed software, not a
-    project file the command changed before running it (scripts.runs_project_files)."""
-    pattern = ctx.note_written(word)
-    if pattern is not None:
-        ctx.report.surely_written.add(pattern)
-        ctx.report.unpacked.add(pattern)
-    return pattern is not None
-
-
-def _pip_prefix(ctx: Analysis, args: list[_Word]) -> tuple[str | None, bool]:
-    """The prefix of the Python the command installs into: the one `--python` names (uv's `-p`
-    too), or whose pip runs (`<prefix>/bin/pip`, `<prefix>/bin/python3 -m pip`; a bare name found
-    on the server's PATH as the command's shell would find it), or for `uv pip` the venv it finds
-    (VIRTUAL_ENV, a `.venv` in the folder or above). None when it cannot be told (a PATH or an
-    activation of the command's own: `source .venv/bin/activate && pip install x`); and whether
-    pip installs there, not uv."""
-    head = ctx.head
-    if head is None or head.value is None:
-        return None, False
-    program = head.value.replace("\\", "/")
-    name = program.rsplit("/", 1)[-1].casefold().removesuffix(".exe")
-    python = _PYTHON.match(name) is not None
-    uv = name == "uv"
-    given = _pip_python(args, uv=uv)
-    if given is not None:
-        path = ctx.path_pattern(given) if given.value is not None and re.search(r"[/\\]", given.value) else None
-        if path is None or "*" in path:
-            return None, False
-        return (
-            path if os.path.isdir(path) else _prefix_of(path, python=True)
-        ), not uv  # a venv's folder, or its python
-    unknown = ctx.report.sourced or ctx.report.variables & {"PATH", "VIRTUAL_ENV", "*"}
-    if uv:
-        if unknown or any(a.value == "--system" for a in args):
-            return None, False
-        return os.environ.get("VIRTUAL_ENV") or _venv_above(ctx.cwd), False
-    if not (python or re.fullmatch(r"pip[0-9.]*", name)):
-        return None, False
-    if "/" in program:
-        path = ctx.path_pattern(head)
-    elif unknown:
-        return None, False
-    else:
-        path = shutil.which(program)
-    return (None if path is None or "*" in path else _prefix_of(path, python=python)), True
-
-
-def _prefix_of(program: str, *, python: bool) -> str | None:
-    """The prefix of the Python whose `bin/` (Windows: `Scripts/`) holds `program`; a python.exe
-    outside one is Windows' base Python, in its prefix itself."""
-    folder = posixpath.dirname(program.replace("\\", "/"))
-    if posixpath.basename(folder).casefold() in ("bin", "scripts"):
-        return posixpath.dirname(folder)
-    return folder if python else None
-
-
-def _pip_python(args: list[_Word], *, uv: bool) -> _Word | None:
-    """The Python `--python PATH` (uv's `-p PATH` too) installs into."""
-    for k, a in enumerate(args):
-        v = a.value or ""
-        if v == "--":
-            break
-        if v.startswith("--python="):
-            return _word_end(a, len(v) - len("--python="))
-        if v == "--python" or (uv and v == "-p"):
-            return args[k + 1] if k + 1 < len(args) else None
-    return None
-
-
-def _venv_above(cwd: str | None) -> str | None:
-    """The `.venv` uv finds without VIRTUAL_ENV: in the folder or the nearest above it."""
-    folder = cwd
-    while folder:
-        if os.path.isfile(posixpath.join(folder, ".venv", "pyvenv.cfg")):
-            return posixpath.join(folder, ".venv")
-        above = posixpath.dirname(folder)
-        folder = None if above == folder else above
-    return None
-
-
-def _installs_for_user(prefix: str) -> bool:
-    """Whether the pip of a Python outside any venv, at `prefix`, installs into the user site:
-    PIP_USER in the server's environment or `user = true` in pip's settings say so, or pip falls
-    back to it because the user cannot write that Python's site-packages (red team 13's route 5)."""
-    if not os.path.isdir(prefix):  # no such Python: the command fails, installing nothing
-        return False
-    said = os.environ.get("PIP_USER")
-    if said is None:
-        said = _pip_setting("user", prefix)
-    if said is not None:
-        return said.strip().casefold() in ("1", "true", "yes", "on", "y", "t")
-    patterns = ("lib/python3*/site-packages", "Lib/site-packages", "local/lib/python3*/dist-packages")
-    sites = [found for pattern in patterns for found in glob.glob(f"{glob.escape(prefix)}/{pattern}")]
-    return not any(os.access(found, os.W_OK) for found in sites or [prefix])
-
-
-def _pip_setting(key: str, prefix: str) -> str | None:
-    """`key` of pip's `install` command in its settings files, read in pip's order (the last that
-    sets it decides; `[install]` over `[global]`): the system's, the user's unless PIP_CONFIG_FILE
-    names a file, the Python's own, PIP_CONFIG_FILE's. None: not set (os.devnull: none is read)."""
-    named = os.environ.get("PIP_CONFIG_FILE")
-    if named == os.devnull:
-        return None
-    home = os.path.expanduser("~")
-    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    files = ["/etc/xdg/pip/pip.conf", "/etc/pip.conf"]
-    if not (named and os.path.exists(named)):
-        files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(config, "pip", "pip.conf")]
-        files += [os.path.join(home, "Library", "Application Support", "pip", "pip.conf")]
-        files += [os.path.join(os.environ[n], "pip", "pip.ini") for n in ("APPDATA",) if os.environ.get(n)]
-    files += [f"{prefix}/pip.conf", f"{prefix}/pip.ini", *([named] if named else [])]
-    found = None
-    for path in files:
-        parser = configparser.RawConfigParser()
-        try:
-            parser.read(path, encoding="utf-8")
-        except (configparser.Error, OSError, UnicodeDecodeError):
-            continue  # pip itself refuses it: nothing is installed
-        for section in ("global", "install"):
-            found = parser.get(section, key, fallback=found)
-    return found
-
-
-def _user_sites(home: str) -> list[str]:
-    """Where `pip install --user` may put packages, for any Python the command may run: `~/.local`
-    (Linux, and macOS's non-framework builds), `~/Library/Python` (macOS's framework builds),
-    `%APPDATA%\\Python` (Windows), or PYTHONUSERBASE where the user moved it."""
-    bases = [f"{home}/.local", f"{home}/Library/Python/*"]
-    bases += [os.environ[name].replace("\\", "/") + suffix
-              for name, suffix in (("APPDATA", "/Python"), ("PYTHONUSERBASE", "")) if os.environ.get(name)]  # fmt: skip
-    return [f"{base.rstrip('/')}/{tail}" for base in bases for tail in ("lib/*", "Python*/site-packages/*")]
+            pip_places.install_places(ctx, args)
 
 
 def cmd_dpkg(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -561,7 +561,8 @@ class Runs:
             if result.contained:  # a start-up file it made as it ended: moved and noted first
                 await lone_files.handled()
             asked = self.service.authority.approval_mode() is not ApprovalMode.NEVER
-            result.protection_note = protection_note(result, base, asked=asked)
+            # what it ran in: one let out of macOS's profile (or of some members) was not refused there
+            result.protection_note = protection_note(result, spec.container or used, asked=asked)
         if passed_over:
             result.protection_note = " ".join(n for n in (result.protection_note, passed_over) if n)
         authority.finish(command_id, outcome_of(result, used))
