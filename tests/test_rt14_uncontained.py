@@ -513,3 +513,22 @@ def test_the_commands_own_pip_variables_activation_or_path_into_our_venv_are_hel
         "pip uninstall -y helper",
     ]
     assert held(everyday, program, project) == []
+
+
+def test_code_that_starts_a_program_through_windows_own_calls_is_held(tmp_path: Path) -> None:
+    """Red team 14: a command's Python that calls CreateProcessW through ctypes, naming another parent
+    (PROC_THREAD_ATTRIBUTE_PARENT_PROCESS), started a process outside every job of the tray, which
+    then passed for the user. Such code is held as code that starts other programs (subprocess's
+    is), whatever parent it names; a script file the command runs is read so too."""
+    spoof = tmp_path / "spoof.py"
+    spoof.write_text("import ctypes\nk = ctypes.WinDLL('kernel32')\nk.CreateProcessW(None, cmd, None, None, 0, 0)\n")
+    for command in (
+        f"python3 {spoof}",
+        'python3 -c "import ctypes; ctypes.windll.kernel32.CreateProcessW(None, c, None, None, 0, 0, None, None)"',
+        "python3 -c \"import ctypes; ctypes.windll.shell32.ShellExecuteW(None, 'open', 'x.exe', None, None, 1)\"",
+        "python3 -c \"import ctypes; ctypes.windll.kernel32.WinExec(b'x.exe', 1)\"",
+    ):
+        verdict = classify(command, cwd=str(tmp_path))
+        assert verdict.tier is Tier.DESTRUCTIVE, (command, verdict)
+        assert any("starts other programs" in reason for reason in verdict.reasons), (command, verdict.reasons)
+    assert classify("python3 -c \"print('CreateProcessWidget')\"", cwd=str(tmp_path)).tier is not Tier.DESTRUCTIVE

@@ -16,6 +16,8 @@ import time
 from app.core.execution import windows_jobs
 from app.core.execution.executor import spawn_options
 
+NO_TRAY = windows_jobs.umbrella_name(r"\\.\pipe\cowork-terminal-no-tray")  # own jobs only
+
 DETACHED_PROCESS = 0x00000008
 folder = tempfile.mkdtemp()
 started = os.path.join(folder, "started")
@@ -43,19 +45,19 @@ report = {
     "ran_while_suspended": ran_while_suspended,
     "ran_after_resume": os.path.exists(started),
     "job": job is not None,
-    "command_in_job": windows_jobs.in_any_job(command.pid),
-    "detached_grandchild_in_job": windows_jobs.in_any_job(grandchild_pid),
-    "outsider_in_job": windows_jobs.in_any_job(outsider.pid),
-    "self_in_job": windows_jobs.in_any_job(os.getpid()),
+    "command_in_job": windows_jobs.in_any_job(command.pid, NO_TRAY),
+    "detached_grandchild_in_job": windows_jobs.in_any_job(grandchild_pid, NO_TRAY),
+    "outsider_in_job": windows_jobs.in_any_job(outsider.pid, NO_TRAY),
+    "self_in_job": windows_jobs.in_any_job(os.getpid(), NO_TRAY),
 }
 if job is not None:
     command.kill()  # its command is gone; the detached grandchild runs on in the job
     command.wait()
     job.close()
-    report["grandchild_in_job_after_close"] = windows_jobs.in_any_job(grandchild_pid)
+    report["grandchild_in_job_after_close"] = windows_jobs.in_any_job(grandchild_pid, NO_TRAY)
     job.terminate()  # the handle was kept for the leftover, so this still ends it
     time.sleep(1.0)
-    windows_jobs.in_any_job(os.getpid())  # each check first lets go of jobs nothing runs in
+    windows_jobs.in_any_job(os.getpid(), NO_TRAY)  # each check first lets go of jobs nothing runs in
     report["jobs_after_leftover_ended"] = len(windows_jobs._JOBS)
 outsider.kill()
 print(json.dumps(report))

@@ -22,7 +22,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from app.core.channel.client import NoTray, TrayRefused, ask_tray
 from app.core.channel.peer import from_container, own_facts, tray_refusal
-from app.core.channel.transport import _windows_peer
+from app.core.channel.transport import _windows_peer, address_for
 from app.core.paths import AppPaths
 
 SQUAT = sys.argv[1]
@@ -60,7 +60,7 @@ async def main() -> dict:
     with open(pid_file, encoding="utf-8") as told:
         pid = int(told.read())
     report["squat_pid"] = pid
-    facts = _windows_peer(pid)
+    facts = _windows_peer(pid, address=address_for(paths))
     own = own_facts(os.path.realpath(paths.data_dir))
     report["facts"] = {
         "executable": facts.executable,

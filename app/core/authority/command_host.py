@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -100,12 +99,7 @@ class CommandHost:
     # -- from any thread --------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the host's thread and its event loop (the thread every container is started from).
-        On Windows, first hold the named job every command joins (windows_jobs.gather_commands)."""
-        if sys.platform == "win32":  # pragma: no cover - Windows only (tested under Wine)
-            from app.core.execution import windows_jobs
-
-            windows_jobs.gather_commands()
+        """Start the host's thread and its event loop (the thread every container is started from)."""
         self._portal_cm = anyio.from_thread.start_blocking_portal(name="tray-command-host")
         self._portal = self._portal_cm.__enter__()
         self._portal.start_task_soon(self._main)

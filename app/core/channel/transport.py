@@ -82,6 +82,7 @@ class Listener:
             from app.core.channel import windows_pipe
 
             self._pipe = windows_pipe.PipeListener(address.name)
+            _gather_commands(self._pipe, address)
             return
         if address.kind == "path":  # pragma: no cover - macOS only
             _prepare_socket_folder(Path(address.name).parent)
@@ -105,7 +106,7 @@ class Listener:
 
             connection = self._pipe.accept()
             pid = windows_pipe.peer_pid(connection, we_are_server=True)
-            peer = _windows_peer(pid)
+            peer = _windows_peer(pid, address=self.address)
             return Accepted(Channel(connection, tray_end=True), peer)
         assert self._sock is not None
         sock, _ = self._sock.accept()
@@ -134,7 +135,7 @@ def connect(address: Address, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[Cha
         except OSError as exc:
             raise ChannelUnavailable(f"Cowork Terminal is not running ({exc})") from None
         pid = windows_pipe.peer_pid(connection, we_are_server=False)
-        return Channel(connection, tray_end=False), _windows_peer(pid)
+        return Channel(connection, tray_end=False), _windows_peer(pid, address=address)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout_s)
     try:
@@ -151,7 +152,22 @@ def connect(address: Address, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[Cha
     return _channel_of(sock, tray_end=False), peer
 
 
-def _windows_peer(pid: int) -> PeerFacts:  # pragma: no cover - Windows only (tested under Wine)
+def _gather_commands(pipe: Any, address: Address) -> None:  # pragma: no cover - Windows only (tested under Wine)
+    """The tray's named job, made as it starts to listen (windows_jobs.gather_commands): a name some
+    other program holds is an address taken, and the tray does not start."""
+    from app.core.execution import windows_jobs
+
+    try:
+        windows_jobs.gather_commands(windows_jobs.umbrella_name(address.name))
+    except OSError as exc:
+        pipe.close()
+        raise AddressTaken(
+            f"another program holds the name of Cowork Terminal's commands, so its commands could not be told "
+            f"apart from you ({exc})"
+        ) from None
+
+
+def _windows_peer(pid: int, *, address: Address) -> PeerFacts:  # pragma: no cover - Windows only (tested under Wine)
     """The OS's facts about a pipe peer; its arguments too, which a source install's check needs
     (without them every python.exe peer was refused: found by the wine lane's `tray --quit`).
     `in_command_job`: in one of this process's command jobs (the tray's and a headless server's), or
@@ -166,7 +182,7 @@ def _windows_peer(pid: int) -> PeerFacts:  # pragma: no cover - Windows only (te
         windows_pipe.process_user_sid(pid),
         windows_pipe.process_image(pid),
         windows_pipe.process_command_line(pid) or (),
-        in_command_job=windows_jobs.in_any_job(pid),
+        in_command_job=windows_jobs.in_any_job(pid, windows_jobs.umbrella_name(address.name)),
     )
 
 

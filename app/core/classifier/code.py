@@ -42,8 +42,12 @@ _LOADS_LIBRARY = re.compile(
     r"(?!\)|None\b|(?:ctypes\.util\.)?find_library\s*\(|[rRbBuU]?(['\"])[^'\"/\\\n]*\1)"
 )
 # Calls that start a program that _CODE_RUNS (tables.py) does not name: os.posix_spawn[p] (a red team,
-# 2026-12-05), and libc's exec family called through ctypes (`libc.execvp(...)`)
-_STARTS_MORE = re.compile(r"\bposix_spawnp?\b|\bexec[lv]p?e?\s*\(")
+# 2026-12-05), libc's exec family called through ctypes (`libc.execvp(...)`), and Windows' own through
+# ctypes, which may name another parent and so start it outside every job of the tray (red team 14)
+_STARTS_MORE = re.compile(
+    r"\bposix_spawnp?\b|\bexec[lv]p?e?\s*\(|"
+    r"\b(?:CreateProcess(?:AsUser|WithLogon|WithToken)?|ShellExecute(?:Ex)?)[AW]?\b|\bWinExec\b"
+)
 # Java's ways to call what it names only when it runs: reflection, a script engine
 _JAVA_HIDES = re.compile(r"\bforName\s*\(|\.getMethod\s*\(|\.invoke\s*\(|\bMethodHandles\b|\bScriptEngine")
 

@@ -12,10 +12,14 @@ none of the next tray's jobs and passed for the user). Windows only; ctypes, no 
 
 Race closed (issue 21): bash starts suspended (`CREATE_SUSPENDED`), joins the job, then resumes, so
 nothing it starts can run before it is in the job. The job forbids breakaway (no BREAKAWAY_OK).
-The tray also holds one named job (`UMBRELLA_NAME`, `gather_commands`) that every command it starts
-joins first, its own job then nested in it: a server or the CLI, which hold none of the tray's job
-handles, open it by name and ask whether the process at the tray's address is in it, so that a
-look-alike of the tray a command started is refused there too (red team 13: it passed). Nested jobs
+The tray also holds one named job (`umbrella_name` of its pipe, `gather_commands`) that every command
+it starts joins first, its own job then nested in it: a server or the CLI, which hold none of the
+tray's job handles, open it by name and ask whether the process at the tray's address is in it, so
+that a look-alike of the tray a command started is refused there too (red team 13: it passed). A
+command may only ask it (UMBRELLA_SDDL), and a tray that finds the name taken does not start. Job
+membership is no proof against the user's own code: a command can start a process under another
+parent outside every job (PROC_THREAD_ATTRIBUTE_PARENT_PROCESS; red team 14), which then passes
+for the user and can take the tray's place after it quits (docs/security.md, "What remains"). Nested jobs
 need Windows 8 or later; under Wine 8 a process assigned to the named job and then to a new one is in
 both, and so is what it starts. A headless server's commands are not in it (it may run inside
 Claude's own job, under which the first process to join would nest the named job).
@@ -47,9 +51,13 @@ JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9
 JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x00002000
 CREATE_SUSPENDED = 0x00000004
 KILLED_EXIT_CODE = 1
-UMBRELLA_NAME = "Local\\CoworkTerminal-tray-commands"  # "Local\\": this logon session's
 JOB_OBJECT_QUERY = 0x0004
 ERROR_FILE_NOT_FOUND = 2
+ERROR_ALREADY_EXISTS = 183
+# The tray's named job: everyone may ask whether a process is in it (query, synchronize), and nobody
+# more, its owner included (OWNER RIGHTS): a command that opened it by name gave it an empty access
+# list, and every server then refused the real tray (red team 14). The tray's own handle is full.
+UMBRELLA_SDDL = "D:P(A;;0x100004;;;OW)(A;;0x100004;;;WD)"
 
 _API: Any = None
 
@@ -86,6 +94,17 @@ def extended_limits(flags: int) -> Any:
     return limits
 
 
+def security_attributes(descriptor: Any) -> Any:
+    """SECURITY_ATTRIBUTES naming `descriptor`, its handle not inherited."""
+    import ctypes
+    from ctypes import wintypes
+
+    class SecurityAttributes(ctypes.Structure):
+        _fields_ = [("length", wintypes.DWORD), ("descriptor", ctypes.c_void_p), ("inherit", wintypes.BOOL)]
+
+    return SecurityAttributes(ctypes.sizeof(SecurityAttributes), descriptor, False)
+
+
 def _api() -> Any:
     global _API
     if _API is None:
@@ -95,6 +114,7 @@ def _api() -> Any:
         kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
         kernel32.CreateJobObjectW.argtypes = [ctypes.c_void_p, wintypes.LPCWSTR]
         kernel32.CreateJobObjectW.restype = wintypes.HANDLE
+        kernel32.LocalFree.argtypes = [ctypes.c_void_p]
         kernel32.OpenJobObjectW.argtypes = [wintypes.DWORD, wintypes.BOOL, wintypes.LPCWSTR]
         kernel32.OpenJobObjectW.restype = wintypes.HANDLE
         kernel32.OpenProcess.argtypes = [wintypes.DWORD, wintypes.BOOL, wintypes.DWORD]
@@ -204,7 +224,7 @@ class ProcessJob:
 
 _JOBS: set[ProcessJob] = set()  # this process's jobs: the running commands' and those with leftovers
 _LOCK = threading.RLock()  # a handle is never closed while another thread asks about it
-_UMBRELLA: int | None = None  # the tray's handle on UMBRELLA_NAME (gather_commands)
+_UMBRELLA: int | None = None  # the tray's handle on its named job (gather_commands)
 
 
 def _holds(job: int, process: int) -> bool | None:
@@ -219,18 +239,44 @@ def _holds(job: int, process: int) -> bool | None:
     return bool(inside.value)
 
 
-def gather_commands() -> bool:
-    """The tray, before its first command: hold the named job every command it starts joins. False,
-    said in the log, when it cannot: servers and the CLI then cannot tell a look-alike of the tray."""
+def umbrella_name(pipe_name: str) -> str:
+    """The named job of the tray listening at `pipe_name`: one per user and data folder, as the pipe
+    (`Local\\`: this logon session's), so that a server knows it from its own address."""
+    return "Local\\" + pipe_name.rsplit("\\", 1)[-1] + "-commands"
+
+
+def gather_commands(name: str) -> None:
+    """The tray, as it starts to listen: make the named job every command it starts joins, with
+    UMBRELLA_SDDL. Raises OSError when the name exists already, whatever holds it (fail closed: a
+    program that took it first, outside the tray's jobs, would make servers trust a job that holds
+    none of the tray's commands; red team 14), or the job cannot be made."""
     global _UMBRELLA
     ctypes, kernel32, _ntdll = _api()
     with _LOCK:
-        if _UMBRELLA is None:
-            # Opened when another tray of this session (another data folder) holds it: both use it.
-            _UMBRELLA = kernel32.CreateJobObjectW(None, UMBRELLA_NAME) or None
-            if _UMBRELLA is None:
-                log.warning("no named job for the commands (%s)", ctypes.WinError(ctypes.get_last_error()))
-        return _UMBRELLA is not None
+        if _UMBRELLA is not None:
+            return
+        from ctypes import wintypes
+
+        descriptor = ctypes.c_void_p()
+        advapi32 = ctypes.WinDLL("advapi32", use_last_error=True)
+        advapi32.ConvertStringSecurityDescriptorToSecurityDescriptorW.argtypes = [
+            wintypes.LPCWSTR, wintypes.DWORD, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p
+        ]  # fmt: skip
+        if not advapi32.ConvertStringSecurityDescriptorToSecurityDescriptorW(
+            UMBRELLA_SDDL, 1, ctypes.byref(descriptor), None
+        ):
+            raise ctypes.WinError(ctypes.get_last_error())
+        try:
+            handle = kernel32.CreateJobObjectW(ctypes.byref(security_attributes(descriptor)), name)
+            error = ctypes.get_last_error()
+        finally:
+            kernel32.LocalFree(descriptor)
+        if not handle:
+            raise ctypes.WinError(error)
+        if error == ERROR_ALREADY_EXISTS:
+            kernel32.CloseHandle(handle)
+            raise OSError(error, f"another program holds {name}")
+        _UMBRELLA = handle
 
 
 def umbrella_answers(opened: bool, error: int) -> list[bool | None]:
@@ -284,28 +330,28 @@ def left_behind() -> bool:
         return any(job._released for job in _JOBS)
 
 
-def in_any_job(pid: int) -> bool:
-    """Whether `pid` runs in one of this process's command jobs or in the tray's named job (every
-    command the tray started and all they started, detached ones too, also after their command
-    ended): the tray asks its own handles, a server or the CLI opens the named job. A limited handle
-    is tried after a full one (a peer of higher integrity); under Wine its call fails, which counts
-    as inside."""
+def in_any_job(pid: int, umbrella: str) -> bool:
+    """Whether `pid` runs in one of this process's command jobs or in the tray's named job `umbrella`
+    (every command the tray started and all they started, detached ones too, also after their
+    command ended): the tray asks its own handles, a server or the CLI opens the named job. A
+    limited handle is tried after a full one (a peer of higher integrity); under Wine its call
+    fails, which counts as inside."""
     with _LOCK:
         for job in list(_JOBS):
             _prune(job)
         ctypes, kernel32, _ntdll = _api()
         jobs = [job._handle for job in _JOBS if job._handle]
-        umbrella, opened_here, unsure = _UMBRELLA, None, []
-        if umbrella is None:
-            opened_here = kernel32.OpenJobObjectW(JOB_OBJECT_QUERY, False, UMBRELLA_NAME) or None
+        held, opened_here, unsure = _UMBRELLA, None, []
+        if held is None:
+            opened_here = kernel32.OpenJobObjectW(JOB_OBJECT_QUERY, False, umbrella) or None
             error = ctypes.get_last_error()
             unsure = umbrella_answers(opened_here is not None, error)
             if unsure:  # another object took the name, or its rights were changed: said, not guessed
                 log.warning("the tray's named job cannot be asked (%s): no peer is taken for the tray", error)
-            umbrella = opened_here
+            held = opened_here
         try:
-            if umbrella is not None:
-                jobs.append(umbrella)
+            if held is not None:
+                jobs.append(held)
             if not jobs:
                 return peer_in_job(True, unsure)
             process = kernel32.OpenProcess(PROCESS_QUERY_INFORMATION, False, pid) or kernel32.OpenProcess(
