@@ -76,3 +76,14 @@ def test_marks_are_read_back_on_linux_only_not_from_the_hosts_proc_under_wine() 
     """A Windows Python under Wine sees Linux's /proc: its pids are not Windows pids, so a headless
     server there watches a finished command's job (jobs_left_behind), never marks."""
     assert reads_marks("linux") and not reads_marks("win32") and not reads_marks("darwin")
+
+
+def test_the_trays_named_job_is_named_after_its_pipe_one_per_user_and_data_folder() -> None:
+    """A server knows the name from its own address; two data folders' trays never share one."""
+    from app.core.channel.address import channel_address
+    from app.core.execution.windows_jobs import umbrella_name
+
+    one = umbrella_name(channel_address("win32", "S-1-5-21-1", "C:\\Users\\ann\\.cowork-terminal").name)
+    assert one.startswith(r"Local\cowork-terminal-S-1-5-21-1-") and one.endswith("-commands"), one
+    assert umbrella_name(channel_address("win32", "S-1-5-21-1", "D:\\other").name) != one
+    assert umbrella_name(channel_address("win32", "S-1-5-21-2", "C:\\Users\\ann\\.cowork-terminal").name) != one
