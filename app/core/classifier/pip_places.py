@@ -318,7 +318,9 @@ def _settings_text(path: str) -> str | None:
     (a review, 2026-12-06). None: no such file, not a regular one (pip skips a folder; a FIFO or a
     device keeps pip from installing anything), or not text pip reads. `_Unreadable`: too large."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        # never waiting, and a terminal named there never becomes ours
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(path, flags)
     except (OSError, ValueError):
         return None
     try:
