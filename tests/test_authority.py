@@ -391,6 +391,33 @@ def test_a_tray_refuses_to_start_when_another_program_holds_its_address(home: Pa
     assert "Traceback" not in tray.stderr
 
 
+def test_a_tray_started_from_the_desktop_says_in_a_window_that_another_program_holds_its_address(
+    home: Path, paths: AppPaths, display: str
+) -> None:
+    """Started from a menu or at login nobody reads stderr: the words are shown in a window, as for
+    every problem at start (problem_window), and the app ends once the person read them."""
+    from tests.clicks import press, shown_window
+
+    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    squatter.bind("\0" + address_for(paths).name)
+    squatter.listen(1)
+    env = {**os.environ, "DISPLAY": display, "PYSTRAY_BACKEND": "dummy"}
+    app = subprocess.Popen(
+        [sys.executable, "-m", "app", "tray"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip  # no terminal, as a launcher
+    try:
+        window = shown_window(display, "Cowork Terminal cannot start")
+        assert app.poll() is None, "the app waits until the person has read it"
+        press(display, window, "Return")
+        _, stderr = app.communicate(timeout=30)
+    finally:
+        app.kill()
+        squatter.close()
+    assert app.returncode == 1
+    assert "another program already listens at Cowork Terminal's address" in stderr and "Traceback" not in stderr
+
+
 @pytest.mark.gui
 async def test_the_cli_run_by_the_agent_cannot_relax_approvals_even_without_its_mark(
     home: Path, paths: AppPaths, display: str

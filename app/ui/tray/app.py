@@ -460,12 +460,11 @@ def run_tray(
         return 1
     try:
         app = TrayApp(paths, lock, pystray, open_runner=open_runner, warm_runner=warm_runner)
-    except AddressTaken as exc:
+    except AddressTaken as exc:  # said as every problem at start is: a window where nobody reads stderr
         log.error("cannot start: %s", exc)
         problem = _(
             "Cowork Terminal cannot start safely: {error}. Close that program (or restart the computer) and start "
             "Cowork Terminal again."
         ).format(error=exc)
-        print(f"cowork-terminal: {problem}", file=sys.stderr)
-        return 1
+        raise CoworkError(problem) from None
     return app.run()
