@@ -55,7 +55,7 @@ def test_rt14_a_name_taken_before_the_tray_starts_keeps_the_tray_from_starting(w
         if squatter.poll() is None:
             squatter.kill()
     assert code == 1, f"the tray started with its named job's name taken: {log[-2000:]}"
-    assert "another program holds the name of Cowork Terminal's commands" in log, log[-2000:]
+    assert "another program holds the name Cowork Terminal gives its commands" in log, log[-2000:]
 
 
 @pytest.mark.xfail(

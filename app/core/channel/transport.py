@@ -7,6 +7,7 @@ asyncio, so both ends use plain blocking sockets (or pipe handles) on their own 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import socket
 import stat
@@ -20,7 +21,10 @@ from app.core.channel.address import Address, channel_address
 from app.core.channel.peer import PeerFacts, socket_peer
 from app.core.channel.wire import Channel
 from app.core.errors import CoworkError
+from app.core.i18n import _
 from app.core.paths import AppPaths, make_private_dir
+
+log = logging.getLogger(__name__)
 
 SEND_TIMEOUT_S = 2.0  # a peer that stops reading cannot block a sender longer than this
 CONNECT_TIMEOUT_S = 2.0
@@ -94,7 +98,9 @@ class Listener:
         except OSError as exc:
             sock.close()
             raise AddressTaken(
-                f"another program already listens at Cowork Terminal's address ({exc.strerror or exc})"
+                _("another program already listens at Cowork Terminal's address ({error})").format(
+                    error=exc.strerror or exc
+                )
             ) from None
         sock.listen(LISTEN_BACKLOG)
         self._sock = sock
@@ -119,7 +125,10 @@ class Listener:
 
     def close(self) -> None:
         if self._pipe is not None:  # pragma: no cover - Windows only
+            from app.core.execution import windows_jobs
+
             self._pipe.close()
+            windows_jobs.let_go_of_commands()
             return
         if self._sock is not None:
             _shutdown_and_close(self._sock)
@@ -161,10 +170,8 @@ def _gather_commands(pipe: Any, address: Address) -> None:  # pragma: no cover -
         windows_jobs.gather_commands(windows_jobs.umbrella_name(address.name))
     except OSError as exc:
         pipe.close()
-        raise AddressTaken(
-            f"another program holds the name of Cowork Terminal's commands, so its commands could not be told "
-            f"apart from you ({exc})"
-        ) from None
+        log.error("the named job of the tray's commands: %s", exc)
+        raise AddressTaken(_("another program holds the name Cowork Terminal gives its commands")) from None
 
 
 def _windows_peer(pid: int, *, address: Address) -> PeerFacts:  # pragma: no cover - Windows only (tested under Wine)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,7 @@ JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9
 JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x00002000
 CREATE_SUSPENDED = 0x00000004
 KILLED_EXIT_CODE = 1
+GATHER_PATIENCE_S = 3.0  # how long a starting tray waits for its named job's name to be free
 JOB_OBJECT_QUERY = 0x0004
 ERROR_FILE_NOT_FOUND = 2
 ERROR_ALREADY_EXISTS = 183
@@ -249,12 +251,36 @@ def gather_commands(name: str) -> None:
     """The tray, as it starts to listen: make the named job every command it starts joins, with
     UMBRELLA_SDDL. Raises OSError when the name exists already, whatever holds it (fail closed: a
     program that took it first, outside the tray's jobs, would make servers trust a job that holds
-    none of the tray's commands; red team 14), or the job cannot be made."""
+    none of the tray's commands; red team 14), after GATHER_PATIENCE_S (a tray that just quit may
+    still be ending), or when the job cannot be made."""
+    deadline = time.monotonic() + GATHER_PATIENCE_S
+    while True:
+        try:
+            _make_umbrella(name)
+            return
+        except FileExistsError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def let_go_of_commands() -> None:
+    """The tray stops listening: the name of its named job is free for the next tray (one started
+    right after `tray --quit`). What still runs ends with its own job, as the tray ends."""
+    global _UMBRELLA
+    with _LOCK:
+        handle, _UMBRELLA = _UMBRELLA, None
+    if handle:
+        _api()[1].CloseHandle(handle)
+
+
+def _make_umbrella(name: str) -> None:
     global _UMBRELLA
     ctypes, kernel32, _ntdll = _api()
     with _LOCK:
         if _UMBRELLA is not None:
-            return
+            kernel32.CloseHandle(_UMBRELLA)  # a tray made anew in this process (another data folder)
+            _UMBRELLA = None
         from ctypes import wintypes
 
         descriptor = ctypes.c_void_p()
@@ -275,7 +301,7 @@ def gather_commands(name: str) -> None:
             raise ctypes.WinError(error)
         if error == ERROR_ALREADY_EXISTS:
             kernel32.CloseHandle(handle)
-            raise OSError(error, f"another program holds {name}")
+            raise FileExistsError(error, f"another program holds {name}")
         _UMBRELLA = handle
 
 

@@ -182,7 +182,13 @@ class TrayApp:
             self.command_host = Host(open_runner, warm_runner)
             self.command_host.start()
             self.hub.command_host = self.command_host
-        self.hub.start()
+        try:
+            self.hub.start()
+        except AddressTaken:  # nothing of this tray lives on while the person reads why
+            if self.command_host is not None:
+                self.command_host.close()
+            self.hub.close()
+            raise
 
     # -- the menu: built from the model each time pystray asks ------------------------------
 
