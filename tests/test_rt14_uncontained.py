@@ -531,4 +531,150 @@ def test_code_that_starts_a_program_through_windows_own_calls_is_held(tmp_path: 
         verdict = classify(command, cwd=str(tmp_path))
         assert verdict.tier is Tier.DESTRUCTIVE, (command, verdict)
         assert any("starts other programs" in reason for reason in verdict.reasons), (command, verdict.reasons)
-    assert classify("python3 -c \"print('CreateProcessWidget')\"", cwd=str(tmp_path)).tier is not Tier.DESTRUCTIVE
+    assert classify("python3 -c \"print('MyCreateProcessWidget')\"", cwd=str(tmp_path)).tier is not Tier.DESTRUCTIVE
+
+
+# -- a second review (2026-12-06) -----------------------------------------------------------------------
+
+SETTINGS_TOO_LARGE = "Where it installs cannot be told (a pip settings file is too large to read)"
+
+
+def test_a_bare_pip_under_a_plain_wrapper_is_the_one_the_servers_path_finds(
+    user: Path, program: container.ProtectedSet, base_python: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`time pip`, `nice pip`, `env pip`... run the pip the server's PATH finds, as `pip` alone does:
+    our venv's (route 1), or a base Python's falling back to the user site (route 5). Only a runner
+    that puts another environment first (`uv run`, `conda run`, `pyenv exec`...) or sudo's own PATH
+    leaves it untold."""
+    project = f"{user}/code/site"
+    wrapped = [
+        "time pip install helper",
+        "nice pip install helper",
+        "env pip install helper",
+        "env PIP_NO_INPUT=1 pip install helper",
+        "command pip install helper",
+        "exec pip install helper",
+        "timeout 100 pip install helper",
+        "nohup pip install helper",
+        "stdbuf -oL pip install helper",
+        "time python3 -m pip install helper",
+        "ionice -c3 pip install helper",
+        "xargs pip install < requirements.txt",
+    ]
+    runners = [
+        "uv run pip install helper",
+        "poetry run pip install helper",
+        "pipenv run pip install helper",
+        "hatch run pip install helper",
+        "pdm run pip install helper",
+        "conda run -n x pip install helper",
+        "pyenv exec pip install helper",
+        "tox exec -- pip install helper",
+        "sudo pip install helper",
+    ]
+    non_root(monkeypatch, base_python / "lib" / "python3.12" / "site-packages")
+    assert not_held(wrapped, program, project) == []  # route 5: the base Python's pip, to the user site
+    for command in wrapped:
+        assert USER_SITE in classify(command, cwd=project).plain, command
+    assert held(runners, program, project) == []
+    monkeypatch.setenv("PATH", f"{user}/src/cowork/.venv/bin:/usr/bin:/bin")
+    assert not_held(wrapped, program, project) == []  # route 1: our venv's pip
+    assert held(runners, program, project) == []
+
+
+def test_dry_run_or_help_as_another_options_value_installs_for_real(
+    user: Path, program: container.ProtectedSet, base_python: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = f"{user}/code/site"
+    non_root(monkeypatch, base_python / "lib" / "python3.12" / "site-packages")
+    real = [
+        "pip install --log --dry-run helper",
+        "pip install -c --dry-run helper",
+        "pip --log -h install helper",
+        "pip install -r -h",
+        "pip install -rh",
+        "pip install --index-url --help helper",
+        "pip install --report --help helper",
+    ]
+    assert not_held(real, program, project) == []
+    nothing = [
+        "pip install --dry-run helper",
+        "pip install --dry helper",
+        "pip install -U -h",
+        "pip install -Uh",
+        "pip --log x.log install --help",
+        "pip install -r reqs.txt --dry-run",
+    ]
+    assert held(nothing, program, project) == []
+
+
+def test_a_quoted_value_moving_pip_or_uv_is_read_whole(user: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`VIRTUAL_ENV="<a folder with a space>/.venv"` was cut at the space, so not seen naming our venv."""
+    source = user / "Application Support" / "cowork"
+    (source / "app").mkdir(parents=True)
+    python_prefix(source / ".venv", venv=True)
+    program = container.protected_set(
+        "linux", {}, str(user), [f"{user}/.local/share/cowork-terminal"], [f"{source}/app", f"{source}/.venv"], ""
+    )
+    venv = f"{source}/.venv"
+    project = f"{user}/code/site"
+    commands = [
+        f'VIRTUAL_ENV="{venv}" uv pip install helper',
+        f"export VIRTUAL_ENV='{venv}'; uv pip install helper",
+        f'source "{venv}/bin/activate" && pip install helper',
+        f'PATH="{venv}/bin:$PATH" pip install helper',
+        f'PIP_TARGET="{venv}/lib/python3.12/site-packages" pip install helper',
+        'VIRTUAL_ENV="$HOME/Application Support/cowork/.venv" uv pip install helper',
+        f'VIRTUAL_ENV+="{venv}" uv pip install helper',
+        f'UV_PROJECT_ENVIRONMENT="{venv}" uv pip install helper',
+        f'PIP_CONFIG_FILE="{venv}/pip.conf" pip install helper',
+    ]
+    assert not_held(commands, program, project) == []
+    unknown = [  # as before: where it installs is not told here
+        "V=x; VIRTUAL_ENV=$V uv pip install helper",
+        "PIP_CONFIG_FILE=/tmp/pip.conf pip install helper",
+        'VIRTUAL_ENV="./My Env" uv pip install helper',
+    ]
+    assert held(unknown, program, project) == []
+
+
+def test_pips_target_setting_naming_our_venv_is_held(user: Path, program: container.ProtectedSet) -> None:
+    """`pip config set install.target <our venv's site-packages>`, then `pip install`: as PIP_TARGET."""
+    project = f"{user}/code/site"
+    settings = user / ".config" / "pip" / "pip.conf"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(f"[install]\ntarget = {user}/src/cowork/.venv/lib/python3.12/site-packages\n")
+    assert not_held(["pip install helper", "python3 -m pip install -r requirements.txt"], program, project) == []
+    settings.write_text(f"[global]\nprefix = {user}/src/cowork/.venv\n")
+    assert not_held(["pip install helper"], program, project) == []
+    settings.write_text(f"[global]\ntarget = {user}/code/site/vendor\n")
+    assert held(["pip install helper"], program, project) == []
+
+
+def test_no_user_or_pip_user_0_is_not_a_user_install(
+    user: Path, program: container.ProtectedSet, base_python: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pip takes the last of `--user`/`--no-user`, and PIP_USER's value; told `--no-user` it never falls
+    back to the user site (it fails where it cannot write). Settings too large to read: held, saying
+    where it installs cannot be told, not that it installs into the user folder."""
+    project = f"{user}/code/site"
+    assert held(["PIP_USER=0 pip install helper", "pip install --user --no-user helper"], program, project) == []
+    assert not_held(["PIP_USER=1 pip install helper", "pip install --no-user --user helper"], program, project) == []
+    monkeypatch.delenv("PIP_CONFIG_FILE")
+    settings = user / ".config" / "pip" / "pip.conf"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("[install]\nuser = no\n" + "#" * 70_000 + "\n")
+    assert not_held(["pip install helper"], program, project) == []
+    plain = classify("pip install helper", cwd=project).plain
+    assert SETTINGS_TOO_LARGE in plain and USER_SITE not in plain, plain
+    settings.unlink()
+    non_root(monkeypatch, base_python / "lib" / "python3.12" / "site-packages")
+    assert held(["pip install --no-user helper", "PIP_USER=no pip install helper"], program, project) == []
+
+
+def test_code_that_starts_a_program_through_windows_native_calls_is_held(tmp_path: Path) -> None:
+    for call in ("CreateProcessInternalW", "NtCreateUserProcess", "RtlCreateUserProcess", "CreateRemoteThread"):
+        command = f'python3 -c "import ctypes; ctypes.windll.ntdll.{call}(0, 0, 0)"'
+        verdict = classify(command, cwd=str(tmp_path))
+        assert verdict.tier is Tier.DESTRUCTIVE, (command, verdict)
+        assert any("starts other programs" in reason for reason in verdict.reasons), (command, verdict.reasons)

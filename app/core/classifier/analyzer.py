@@ -1523,18 +1523,22 @@ class _Analyzer:
             finally:
                 self.report.expanding.discard(head.value)
         self.lasting_command(name, args)
-        if rule is not None:
-            same_shell, self.same_shell = self.same_shell, name in _SAME_SHELL
-            self.head = head
-            try:
-                rule(self, name, args, stdin, bulk, depth)
-            finally:
-                self.same_shell = same_shell
-        else:
-            self.as_unknown_program(head.value, args, depth, noted=False)  # after_command notes its words
-            last = _command_name(args[-1].literal or "") if args and stdin is not None else ""
-            if is_interpreter(last):  # `... | faketime now bash`: the shell it runs last reads what it is given
-                stdin_code(self, last, stdin, shell=last in _SHELLS)  # (a review, 2026-12-05)
+        self.report.runners.append(name)  # what runs it: `uv run pip` finds another pip than `time pip`
+        try:
+            if rule is not None:
+                same_shell, self.same_shell = self.same_shell, name in _SAME_SHELL
+                self.head = head
+                try:
+                    rule(self, name, args, stdin, bulk, depth)
+                finally:
+                    self.same_shell = same_shell
+            else:
+                self.as_unknown_program(head.value, args, depth, noted=False)  # after_command notes its words
+                last = _command_name(args[-1].literal or "") if args and stdin is not None else ""
+                if is_interpreter(last):  # `... | faketime now bash`: the shell it runs last reads what it is given
+                    stdin_code(self, last, stdin, shell=last in _SHELLS)  # (a review, 2026-12-05)
+        finally:
+            self.report.runners.pop()
         self.after_command(name, words, rule, bulk, (start, read_from), depth)
 
     def as_unknown_program(self, name: str, args: list[_Word], depth: int, *, noted: bool = True) -> None:

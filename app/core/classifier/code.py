@@ -46,7 +46,9 @@ _LOADS_LIBRARY = re.compile(
 # ctypes, which may name another parent and so start it outside every job of the tray (red team 14)
 _STARTS_MORE = re.compile(
     r"\bposix_spawnp?\b|\bexec[lv]p?e?\s*\(|"
-    r"\b(?:CreateProcess(?:AsUser|WithLogon|WithToken)?|ShellExecute(?:Ex)?)[AW]?\b|\bWinExec\b"
+    # any CreateProcess* (Internal too), the native calls under it, and a thread started in another process
+    r"\bCreateProcess\w*|\b(?:Nt|Rtl)CreateUserProcess\w*|\bCreateRemoteThread\w*|"
+    r"\bShellExecute(?:Ex)?[AW]?\b|\bWinExec\b"
 )
 # Java's ways to call what it names only when it runs: reflection, a script engine
 _JAVA_HIDES = re.compile(r"\bforName\s*\(|\.getMethod\s*\(|\.invoke\s*\(|\bMethodHandles\b|\bScriptEngine")

@@ -300,6 +300,7 @@ class _Report:
         self.probed_words = 0  # words judged again as what a program no rule knows may run (MAX_PROBED_WORDS)
         self.scripts_read = 0  # never undone: each read costs up to MAX_SCRIPT_BYTES (scripts.MAX_SCRIPTS)
         self.wrappers = 0  # wrappers around the command being judged (MAX_WRAPPERS)
+        self.runners: list[str] = []  # the programs running the one being judged, itself last (`time`, `uv`, `pip`)
         self.in_string = 0  # judging a string an unknown program was given: its own words are not probed
         self.scripts: list[str] = []  # script files run, in the order they were judged
         self.written: set[tuple[str, str]] = set()  # (pattern of a file it may write, the script that writes it)

@@ -16,7 +16,7 @@ import stat
 from .findings import M, _snip
 from .options import long_option
 from .rule import Analysis
-from .tables import _PYTHON
+from .tables import _PRIVILEGE, _PYTHON
 from .words import _Word, _word_end
 
 # Where `pip install` puts packages other than the running Python's own site-packages: the folder an
@@ -42,7 +42,20 @@ GENERAL_VALUES = _PIP_GENERAL_VALUES | _PYTHON_PREFIXES
 # Long options of `pip install` that share a beginning with those: pip (optparse) takes any prefix
 # naming one option alone (`--tar DIR` is `--target`), and refuses one naming several (`--pref`).
 _PIP_LONG = (*_PIP_PLACES, "prefer-binary", "pre", "root-user-action", "trusted-host", "timeout", "user")
-_PIP_VALUE_LETTERS = frozenset("rcetfi")  # pip's one-letter options that take a value
+_PIP_VALUE_LETTERS = frozenset("rcetfiC")  # pip's one-letter options that take a value
+# `pip install`'s long options, those that take a value first: a word after one is its value, never an
+# option (`pip install --log --dry-run x` logs to a file named `--dry-run` and installs)
+_INSTALL_VALUES = frozenset({"requirement", "constraint", "editable", "target", "platform", "python-version",
+                             "implementation", "abi", "root", "prefix", "src", "upgrade-strategy", "index-url",
+                             "extra-index-url", "find-links", "no-binary", "only-binary", "progress-bar",
+                             "root-user-action", "report", "config-settings", "global-option", "build-option",
+                             "group", "requirements-from-script", "hash", "index", "extra-index"})  # fmt: skip
+_INSTALL_LONG = (*_INSTALL_VALUES, *_PIP_GENERAL_LONG, "dry-run", "user", "no-user", "upgrade", "force-reinstall",
+                 "no-deps", "pre", "ignore-installed", "ignore-requires-python", "no-build-isolation",
+                 "use-pep517", "no-use-pep517", "check-build-dependencies", "break-system-packages", "compile",
+                 "no-compile", "no-warn-script-location", "no-warn-conflicts", "prefer-binary", "require-hashes",
+                 "no-clean", "no-index", "only-deps", "no-deps")  # fmt: skip
+_TAKES_VALUE = _INSTALL_VALUES | {o[2:] for o in _PIP_GENERAL_VALUES}
 
 
 def _pip_places(args: list[_Word]) -> list[_Word]:
@@ -70,27 +83,80 @@ def _attached(word: _Word, length: int, after: str) -> _Word:
 
 
 def install_places(ctx: Analysis, args: list[_Word]) -> None:
-    if any(a.value in ("--dry-run", "--help", "-h") for a in _before_end(args)):
-        return  # it installs nothing (`--dry-run` resolves and downloads only)
+    if _installs_nothing(args):
+        return  # `--dry-run` resolves and downloads only, `--help` says how
     places = _pip_places(args)
-    for variable in ("PIP_TARGET", "PIP_PREFIX"):  # the server's, which the command's pip is given
+    settings: dict[str, str] | None = None  # read once, where needed
+    for key in ("target", "prefix", "root"):  # the server's, which the command's pip is given
+        variable = f"PIP_{key.upper()}"
         value = os.environ.get(variable)
         if value and variable not in ctx.report.variables:
             places.append(_Word(value, f"${variable}", value))
+        elif not value and not ctx.report.variables & {variable, "PIP_CONFIG_FILE"}:
+            # in pip's settings (`pip config set install.target DIR`, an earlier command's)
+            if settings is None:
+                try:
+                    settings = _pip_settings("")
+                except _Unreadable:
+                    settings = {}  # said where it matters (`_installs_for_user`)
+            value = settings.get(key)
+            if value:
+                places.append(_Word(value, value, value))
     for word in places:
         if _installs_into(ctx, word):  # `--target <our venv's site-packages>`
             ctx.add(M, "pip install: installs into {source}", source=_snip(word.source))
-    user = any(a.value == "--user" for a in args) or "PIP_USER" in ctx.report.variables
-    if user or places or any(a.value == "--no-user" for a in args):
+    user: bool | _CannotTell | None = _user_given(ctx, args)
+    if places or user:
         _named_by_command(ctx)
-    else:
+    elif user is None:
         user = own_places(ctx, args, install=True)
-    if user:
+    else:  # `--no-user`, `PIP_USER=0`: into that Python's own site-packages, never falling back to the user site
+        own_places(ctx, args, install=False)
+    if user is _CANNOT_TELL:
+        ctx.add(M, "pip install: where it installs cannot be told (a pip settings file is too large to read)")
+    elif user:
         ctx.add(
             M, "pip install --user: installs into your Python user folder, which every Python program you start loads"
         )
+    if user:
         for site in _user_sites(ctx.home):
             ctx.note_written(_Word(None, "~/.local/lib", site, glob=True))
+
+
+def _installs_nothing(args: list[_Word]) -> bool:
+    """`pip install` given `--dry-run`, `--help` or `-h` as an option, not as another option's value
+    (`--log --dry-run`, `-c --dry-run`, `-rh`): pip's options read as optparse reads them."""
+    taken = False
+    for a in _before_end(args):
+        v = a.value if a.value is not None else a.pattern
+        if taken:
+            taken = False
+        elif v.startswith("--"):
+            option = long_option(v, _INSTALL_LONG)
+            if option in ("dry-run", "help"):
+                return True
+            taken = option in _TAKES_VALUE and "=" not in v
+        elif v.startswith("-") and len(v) > 1:
+            for k, letter in enumerate(v[1:], 1):
+                if letter == "h":
+                    return True
+                if letter in _PIP_VALUE_LETTERS:  # `-rREQS` or `-r REQS`: the rest is its value
+                    taken = k == len(v) - 1
+                    break
+    return False
+
+
+def _user_given(ctx: Analysis, args: list[_Word]) -> bool | None:
+    """Whether the command tells pip to install into the user site: the last of `--user` and
+    `--no-user` given, else the value of the PIP_USER it sets (`PIP_USER=0`: no; one not told here:
+    yes). None: the command does not say."""
+    given = [a.value == "--user" for a in _before_end(args) if a.value in ("--user", "--no-user")]
+    if given:
+        return given[-1]
+    if "PIP_USER" not in ctx.report.variables:
+        return None
+    values = _assigned(getattr(ctx, "text", ""), ("PIP_USER",))
+    return not values or values[-1].strip("'\"").casefold() not in ("0", "false", "no", "off", "n", "f", "")
 
 
 def _before_end(args: list[_Word]) -> list[_Word]:
@@ -98,15 +164,23 @@ def _before_end(args: list[_Word]) -> list[_Word]:
     return next((args[:k] for k, a in enumerate(args) if a.value == "--"), args)
 
 
-def own_places(ctx: Analysis, args: list[_Word], *, install: bool) -> bool:
+class _CannotTell(int):
+    """Where pip installs cannot be told (a settings file too large to read): true, as the user
+    site is noted written and so held, but said so."""
+
+
+_CANNOT_TELL = _CannotTell(1)
+
+
+def own_places(ctx: Analysis, args: list[_Word], *, install: bool) -> bool | _CannotTell:
     """Note the site-packages of the Python whose pip (or uv) installs or uninstalls (`install`
     False) as the command runs it, where it can be told (`_pip_prefix`): our venv's or base Python's
     is held. True: pip installs into the user site instead (`_installs_for_user`)."""
     _named_by_command(ctx)
     prefix, pip = _pip_prefix(ctx, args)
     outside = install and prefix is not None and pip and not os.path.isfile(f"{prefix}/pyvenv.cfg")
-    if outside and prefix is not None and _installs_for_user(ctx, prefix, args):  # uv never falls back to it
-        return True
+    if outside and prefix is not None and (user := _installs_for_user(ctx, prefix, args)):  # uv never falls back
+        return user
     if prefix is not None:
         # into that Python's own site-packages: our venv's (`<venv>/bin/pip install`) or base Python's is held
         _installs_into(ctx, _Word(None, f"{prefix}/lib", f"{prefix}/lib/*", glob=True))
@@ -114,9 +188,21 @@ def own_places(ctx: Analysis, args: list[_Word], *, install: bool) -> bool:
 
 
 # What a command sets that sends pip or uv elsewhere: the folder (PIP_TARGET, PIP_PREFIX), the Python
-# (PIP_PYTHON, UV_PYTHON), the venv (VIRTUAL_ENV), the pip a bare name finds (PATH, an activation).
-_MOVES_INSTALLS = ("PIP_TARGET", "PIP_PREFIX", "PIP_PYTHON", "UV_PYTHON", "VIRTUAL_ENV", "PATH")
-_SOURCED = re.compile(r"(?<![^\s;&|(`])(?:source|\.)\s+(\S+)")
+# (PIP_PYTHON, UV_PYTHON), the venv (VIRTUAL_ENV, UV_PROJECT_ENVIRONMENT), the pip a bare name finds
+# (PATH, an activation), the settings pip reads (PIP_CONFIG_FILE, whose file it may write first).
+_MOVES_INSTALLS = ("PIP_TARGET", "PIP_PREFIX", "PIP_PYTHON", "UV_PYTHON", "VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT",
+                   "PATH", "PIP_CONFIG_FILE")  # fmt: skip
+# a word's value as written: quoted ('...', "..."; `"~/My Code/.venv"`) or not
+_VALUE = r"((?:'[^']*'|\"[^\"]*\"|[^\s;&|'\"()<>`])*)"
+_SOURCED = re.compile(rf"(?<![^\s;&|(`])(?:source|\.)\s+{_VALUE}")
+
+
+def _assigned(text: str, names: tuple[str, ...] | list[str]) -> list[str]:
+    """The values `text` gives the variables `names`, as written: `X=v cmd`, `export X="v"`, `env X=v
+    cmd`, `X+=v` (which adds to it: a folder it names counts as well)."""
+    if not names:
+        return []
+    return [m[1] for m in re.finditer(rf"(?<![^\s;&|(`])(?:{'|'.join(names)})\+?={_VALUE}", text)]
 
 
 def _named_by_command(ctx: Analysis) -> None:
@@ -129,14 +215,13 @@ def _named_by_command(ctx: Analysis) -> None:
     if not ctx.protected.guarding:
         return
     text = getattr(ctx, "text", "")  # the analyzer's text: the command line, or the string it judges
-    names = [name for name in _MOVES_INSTALLS if name in ctx.report.variables]
-    assigned = rf"(?<![^\s;&|(`])(?:{'|'.join(names)})=(\S*)"  # `X=v cmd`, `export X=v`, `env X=v cmd`
-    values = [m[1] for m in re.finditer(assigned, text)] if names else []
+    values = _assigned(text, [name for name in _MOVES_INSTALLS if name in ctx.report.variables])
     if ctx.report.sourced:
         values += [m[1] for m in _SOURCED.finditer(text)]
     for value in values:
+        value = re.sub(r"'([^']*)'|\"([^\"]*)\"", lambda m: m[1] if m[1] is not None else m[2], value)
         for part in dict.fromkeys((value, *value.split(":"))):  # PATH's folders one by one
-            path = _spelled(ctx, part.strip("'\""))
+            path = _spelled(ctx, part)
             if path and ctx.protected.mentioned_in(path):
                 ctx.report.code_naming.append(path)
 
@@ -184,7 +269,8 @@ def _pip_prefix(ctx: Analysis, args: list[_Word]) -> tuple[str | None, bool]:
         return (
             path if os.path.isdir(path) else _prefix_of(path, python=True)
         ), not uv  # a venv's folder, or its python
-    unknown = ctx.report.sourced or ctx.report.variables & {"PATH", "VIRTUAL_ENV", "*"}
+    # PIP_CONFIG_FILE: settings the command may write before pip reads them (`target = <our venv>`)
+    unknown = ctx.report.sourced or ctx.report.variables & {"PATH", "VIRTUAL_ENV", "PIP_CONFIG_FILE", "*"}
     if uv:
         if unknown or any(a.value == "--system" for a in args):
             return None, False
@@ -193,13 +279,20 @@ def _pip_prefix(ctx: Analysis, args: list[_Word]) -> tuple[str | None, bool]:
         return None, False
     if "/" in program:
         path = ctx.path_pattern(head)
-    elif unknown or ctx.report.wrappers or ctx.report.guessing:
-        # a bare name under a wrapper (`uv run pip`, `poetry run pip`: the runner's environment comes
-        # first on PATH; `sudo`: its own PATH) is looked up on the server's PATH only as the command itself
+    elif unknown or _OWN_PATH.intersection(ctx.report.runners[:-1]):
+        # a bare name under an environment's runner (`uv run pip`, `poetry run pip`: its environment comes
+        # first on PATH) or `sudo` (its own PATH) cannot be told; under `time`, `nice`, `env`, `xargs`... it
+        # is the one the server's PATH finds (a second review, 2026-12-06)
         return None, False
     else:
         path = shutil.which(program)
     return (None if path is None or "*" in path else _prefix_of(path, python=python)), True
+
+
+# Programs that run a command with another environment first on PATH (`uv run`, `conda run`, `pyenv
+# exec`, `tox exec`), or a PATH of their own (sudo and its kin)
+_OWN_PATH = frozenset({"uv", "uvx", "poetry", "pipenv", "hatch", "pdm", "rye", "conda", "mamba", "micromamba",
+                       "pyenv", "tox", "nox", "pixi", "pipx", *_PRIVILEGE})  # fmt: skip
 
 
 def _prefix_of(program: str, *, python: bool) -> str | None:
@@ -237,7 +330,7 @@ def _venv_above(cwd: str | None) -> str | None:
     return None
 
 
-def _installs_for_user(ctx: Analysis, prefix: str, args: list[_Word]) -> bool:
+def _installs_for_user(ctx: Analysis, prefix: str, args: list[_Word]) -> bool | _CannotTell:
     """Whether the pip of a Python outside any venv, at `prefix`, installs into the user site:
     PIP_USER in the server's environment or `user = true` in pip's settings say so, or pip falls
     back to it because the user cannot write that Python's site-packages (red team 13's route 5).
@@ -257,7 +350,7 @@ def _installs_for_user(ctx: Analysis, prefix: str, args: list[_Word]) -> bool:
             return False
         said = _pip_option("user", prefix)
     except _Unreadable:
-        return True
+        return _CANNOT_TELL
     if said is not None:
         return said
     patterns = ("lib/python3*/site-packages", "Lib/site-packages", "local/lib/python3*/dist-packages")
@@ -283,12 +376,18 @@ def _pip_option(key: str, prefix: str) -> bool | None:
 
 
 def _pip_setting(key: str, prefix: str) -> str | None:
-    """`key` of pip's `install` command in its settings files, read in pip's order (the last that
-    sets it decides; `[install]` over `[global]`): the system's, the user's unless PIP_CONFIG_FILE
-    names a file, the Python's own, PIP_CONFIG_FILE's. None: not set (os.devnull: none is read)."""
+    """`key` of pip's `install` command in its settings files (`_pip_settings`). None: not set."""
+    return _pip_settings(prefix).get(key)
+
+
+def _pip_settings(prefix: str) -> dict[str, str]:
+    """The settings of pip's `install` command in its settings files, read in pip's order (the last that
+    sets one decides; `[install]` over `[global]`): the system's, the user's unless PIP_CONFIG_FILE
+    names a file, the Python's own (`prefix`; "": none), PIP_CONFIG_FILE's (os.devnull: none is read)."""
     named = os.environ.get("PIP_CONFIG_FILE")
+    found: dict[str, str] = {}
     if named == os.devnull:
-        return None
+        return found
     home = os.path.expanduser("~")
     config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     files = ["/etc/xdg/pip/pip.conf", "/etc/pip.conf"]
@@ -296,8 +395,8 @@ def _pip_setting(key: str, prefix: str) -> str | None:
         files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(config, "pip", "pip.conf")]
         files += [os.path.join(home, "Library", "Application Support", "pip", "pip.conf")]
         files += [os.path.join(os.environ[n], "pip", "pip.ini") for n in ("APPDATA",) if os.environ.get(n)]
-    files += [f"{prefix}/pip.conf", f"{prefix}/pip.ini", *([named] if named else [])]
-    found = None
+    files += [f"{prefix}/pip.conf", f"{prefix}/pip.ini"] if prefix else []
+    files += [named] if named else []
     for path in files:
         text = _settings_text(path)
         if text is None:
@@ -308,7 +407,8 @@ def _pip_setting(key: str, prefix: str) -> str | None:
         except configparser.Error:
             continue  # pip itself refuses it: nothing is installed
         for section in ("global", "install"):
-            found = parser.get(section, key, fallback=found)
+            if parser.has_section(section):
+                found.update(parser.items(section))
     return found
 
 
