@@ -379,11 +379,14 @@ async def test_a_fake_tray_started_by_the_agent_is_refused_by_the_server(
 
 
 def test_a_tray_refuses_to_start_when_another_program_holds_its_address(home: Path, paths: AppPaths) -> None:
+    """Where no window can be shown (no display), stderr says why (with one, the test below)."""
     squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     squatter.bind("\0" + address_for(paths).name)
     squatter.listen(1)
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update({"COWORK_TERMINAL_HOME": str(home), "PYSTRAY_BACKEND": "dummy"})
     try:
-        tray = cli(home, "tray")
+        tray = subprocess.run([PY, "-m", "app", "tray"], env=env, capture_output=True, text=True, timeout=30)
     finally:
         squatter.close()
     assert tray.returncode == 1
