@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from mcp.client.stdio import StdioServerParameters
 
 # This Windows Python (the embeddable one) does not put a script's folder on sys.path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rt13_pause_leftover import alive, leave_ticker, lines, step  # noqa: E402 - beside this script
+from rt13_pause_leftover import alive, end_ticker, leave_ticker, lines, step  # noqa: E402 - beside this script
 
 TICKER = sys.argv[1]
 QUIET_S = float(sys.argv[2])  # from the command's end to the pause: past the backstop's idle end
@@ -51,8 +50,7 @@ async def main() -> dict:
         report["ticker_alive_6s_after_pause"] = bool(pid) and alive(pid)
         said = await client.call_tool("execute_command", {"command": "echo after"})
         report["after_pause"] = said.content[0].text
-    if report.get("ticker_pid") and alive(report["ticker_pid"]):
-        os.kill(report["ticker_pid"], signal.SIGTERM)  # TerminateProcess: the test's own cleanup
+    end_ticker(report)
     return report
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -75,6 +76,12 @@ async def leave_ticker(client: Client, ticker: str, ticks: str, report: dict) ->
     return pid
 
 
+def end_ticker(report: dict) -> None:
+    """The test's own clean-up, whatever happened: TerminateProcess of a ticker still running."""
+    if report.get("ticker_pid") and alive(report["ticker_pid"]):
+        os.kill(report["ticker_pid"], signal.SIGTERM)
+
+
 async def main() -> dict:
     paths = AppPaths.from_environment()
     report: dict = {"state_before": wait_for_tray(paths)}
@@ -93,10 +100,7 @@ async def main() -> dict:
         await anyio.sleep(2.0)
         report["lines_written_2s_after"] = len(lines(ticks)) - count
         report["ticker_alive_5s_after_pause"] = bool(pid) and alive(pid)
-    if report.get("ticker_pid") and alive(report["ticker_pid"]):
-        import signal
-
-        os.kill(report["ticker_pid"], signal.SIGTERM)  # TerminateProcess: the test's own cleanup
+    end_ticker(report)
     return report
 
 

@@ -6,12 +6,14 @@ installs into the app's own venv, its base Python or the user site (red team 13,
 from __future__ import annotations
 
 import configparser
+import functools
 import glob
 import os
 import posixpath
 import re
 import shutil
 import stat
+from collections.abc import Callable
 
 from .findings import M, _snip
 from .options import long_option
@@ -155,7 +157,7 @@ def _user_given(ctx: Analysis, args: list[_Word]) -> bool | None:
         return given[-1]
     if "PIP_USER" not in ctx.report.variables:
         return None
-    values = _assigned(getattr(ctx, "text", ""), ("PIP_USER",))
+    values = _assigned(ctx.text, ("PIP_USER",))
     return not values or values[-1].strip("'\"").casefold() not in ("0", "false", "no", "off", "n", "f", "")
 
 
@@ -214,7 +216,7 @@ def _named_by_command(ctx: Analysis) -> None:
     in. Anything else stays unknown (today's reading: where pip installs is not told)."""
     if not ctx.protected.guarding:
         return
-    text = getattr(ctx, "text", "")  # the analyzer's text: the command line, or the string it judges
+    text = ctx.text
     values = _assigned(text, [name for name in _MOVES_INSTALLS if name in ctx.report.variables])
     if ctx.report.sourced:
         values += [m[1] for m in _SOURCED.finditer(text)]
@@ -338,6 +340,7 @@ def _installs_for_user(ctx: Analysis, prefix: str, args: list[_Word]) -> bool | 
     install there at all unless told to break it. Settings too large to read here: asked."""
     if not os.path.isdir(prefix):  # no such Python: the command fails, installing nothing
         return False
+    settings = functools.cache(lambda: _pip_settings(prefix))  # read once, and only where asked
     try:
         if glob.glob(f"{glob.escape(prefix)}/lib/python3*/EXTERNALLY-MANAGED") and not (
             any(
@@ -345,10 +348,10 @@ def _installs_for_user(ctx: Analysis, prefix: str, args: list[_Word]) -> bool | 
                 for a in _before_end(args)
             )
             or "PIP_BREAK_SYSTEM_PACKAGES" in ctx.report.variables
-            or _pip_option("break-system-packages", prefix)
+            or _pip_option("break-system-packages", settings)
         ):
             return False
-        said = _pip_option("user", prefix)
+        said = _pip_option("user", settings)
     except _Unreadable:
         return _CANNOT_TELL
     if said is not None:
@@ -366,18 +369,13 @@ _MAX_SETTINGS = 64 * 1024
 _TRUE = ("1", "true", "yes", "on", "y", "t")
 
 
-def _pip_option(key: str, prefix: str) -> bool | None:
+def _pip_option(key: str, settings: Callable[[], dict[str, str]]) -> bool | None:
     """pip's yes-or-no option `key` of `install`: its PIP_ variable in the server's environment, or its
-    settings (`_pip_setting`). None: not set."""
+    `settings` (`_pip_settings`, read when needed). None: not set."""
     said = os.environ.get("PIP_" + key.upper().replace("-", "_"))
     if said is None:
-        said = _pip_setting(key, prefix)
+        said = settings().get(key)
     return None if said is None else said.strip().casefold() in _TRUE
-
-
-def _pip_setting(key: str, prefix: str) -> str | None:
-    """`key` of pip's `install` command in its settings files (`_pip_settings`). None: not set."""
-    return _pip_settings(prefix).get(key)
 
 
 def _pip_settings(prefix: str) -> dict[str, str]:

@@ -25,6 +25,7 @@ class Analysis(Protocol):
     """The analysis of one text (a command line, or a string bash would parse again)."""
 
     report: _Report
+    text: str  # the text judged: the command line, or a string bash would parse again
     protected: _Protected
     home: str
     cwd: str | None  # where relative paths lead; a rule for `cd` moves it

@@ -14,10 +14,16 @@ log = logging.getLogger(__name__)
 PAUSE_BACKSTOP_S = 1.2
 
 
+def _loaded(name: str) -> ModuleType | None:
+    """The execution module `name` where a command of this process loaded it, else None: a process
+    that never ran a command has nothing of it to end, and is not made to import it for the asking."""
+    return sys.modules.get(f"app.core.execution.{name}")
+
+
 def lingering_containers() -> ModuleType | None:
     """start_files, when a container of this process lives on after its command (a background job);
     None otherwise. Not imported for the asking: a process that never ran a command has none."""
-    start_files = sys.modules.get("app.core.execution.start_files")
+    start_files = _loaded("start_files")
     return start_files if start_files is not None and start_files.lingering() else None
 
 
@@ -27,14 +33,14 @@ def end_what_finished_commands_left(mark: str | None) -> None:
     lingering = lingering_containers()
     if lingering is not None:
         lingering.end_lingering(mark)
-    windows_jobs = sys.modules.get("app.core.execution.windows_jobs")
+    windows_jobs = _loaded("windows_jobs")
     if windows_jobs is not None:
         windows_jobs.end_jobs()
 
 
 def jobs_left_behind() -> bool:
     """Windows: whether a finished command's job is still held (something it left may run)."""
-    windows_jobs = sys.modules.get("app.core.execution.windows_jobs")
+    windows_jobs = _loaded("windows_jobs")
     return windows_jobs is not None and windows_jobs.left_behind()
 
 
@@ -44,9 +50,9 @@ def end_what_a_pause_left(mark: str | None) -> None:
     process still carrying such a mark (Linux: marks are read from /proc). Said in the log, never
     raised: it runs on a thread of its own."""
     try:
-        start_files = sys.modules.get("app.core.execution.start_files")
+        start_files = _loaded("start_files")
         ended = start_files.end_commands(mark) if start_files is not None else 0
-        windows_jobs = sys.modules.get("app.core.execution.windows_jobs")  # loaded where a command ran
+        windows_jobs = _loaded("windows_jobs")
         ended += windows_jobs.end_jobs(running=True) if windows_jobs is not None else 0  # Windows' jobs
         marked: list[int] = []
         if mark:
